@@ -1,0 +1,464 @@
+/* The run knob table and its JSON/text conversions. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "knobs.h"
+
+#define OFF(f)	offsetof(struct stress_params, f)
+#define BIG	1e15
+
+const struct knob knobs_table[] = {
+	{ "dir", "dir", "stresstest.file", KNOB_STRING, OFF(dir), NULL, 0, 0,
+	  "directory the RRD files live in (created if missing); required" },
+	{ "files", "files", "stresstest.filecount", KNOB_UINT, OFF(files),
+	  "10000", 1, 10000000, "number of RRD files" },
+	{ "threads", "threads", "stresstest.threadcount", KNOB_UINT,
+	  OFF(threads), "1", 1, 1024, "generator (collection) threads" },
+	{ "write_threads", "write-threads",
+	  "org.opennms.rrd.queuing.writethreads", KNOB_UINT, OFF(write_threads),
+	  "2", 1, 1024, "writer threads draining the queue" },
+	{ "max_updates", "max-updates", "stresstest.maxupdates", KNOB_UINT,
+	  OFF(max_updates), "1000", 1, BIG, "updates in the whole run" },
+	{ "modulus", "modulus", "stresstest.modulus", KNOB_UINT, OFF(modulus),
+	  "1000", 1, BIG, "write a stats block to stress.log every N completed updates" },
+	{ "update_time", "update-time", "stresstest.updatetime", KNOB_DOUBLE,
+	  OFF(update_time), "300", 0, 31536000,
+	  "seconds the run's updates are spread over (0 = flat out)" },
+	{ "zero_files", "zero-files", "stresstest.zerofiles", KNOB_UINT,
+	  OFF(zero_files), NULL, 0, 10000000,
+	  "files that only ever get the value 0 (default files/2)" },
+	{ "files_per_dir", "files-per-dir", "stresstest.filesperdir", KNOB_UINT,
+	  OFF(files_per_dir), "0", 0, 10000000,
+	  "files per subdirectory (0 = all in dir)" },
+	{ "rras", "rra", "rras.list", KNOB_RRAS, OFF(rras), KNOBS_DEFAULT_RRAS,
+	  0, 0, "RRA definitions of new files (repeatable)" },
+	{ "step", "step", "stresstest.rrdstep", KNOB_UINT, OFF(step), "300",
+	  1, 31536000, "RRD step in seconds" },
+	{ "data_sources", "data-sources", "stresstest.datasourcecount",
+	  KNOB_UINT, OFF(data_sources), "1", 1, 64, "data sources per file" },
+	{ "updates_per_open", "updates-per-open", "stresstest.updatesperopen",
+	  KNOB_UINT, OFF(updates_per_open), "1", 1, 1000000,
+	  "updates a generator issues to a file each time it picks it" },
+	{ "use_queue", "use-queue", "stresstest.usequeue", KNOB_BOOL,
+	  OFF(use_queue), "true", 0, 0,
+	  "queue updates for the writer pool (false = generators write directly)" },
+	{ "queue_creates", "queue-creates",
+	  "stresstest.queuecreates,org.opennms.rrd.queuing.queueCreates",
+	  KNOB_BOOL, OFF(queue_creates), "true", 0, 0,
+	  "create files through the queue (false = all before the load)" },
+	{ "prioritize", "prioritize",
+	  "org.opennms.rrd.queuing.prioritizeSignificantUpdates", KNOB_BOOL,
+	  OFF(prioritize), "false", 0, 0,
+	  "serve files with significant (non-zero) work first" },
+	{ "max_insig_update_seconds", "max-insig-update-seconds",
+	  "org.opennms.rrd.queuing.maxInsigUpdateSeconds", KNOB_DOUBLE,
+	  OFF(max_insig_update_seconds), "0", 0, 31536000,
+	  "promote insignificant files so none waits longer (0 = off)" },
+	{ "queue_high_water", "queue-high-water",
+	  "org.opennms.rrd.queuing.queueHighWaterMark", KNOB_UINT,
+	  OFF(queue_high_water), "0", 0, BIG,
+	  "drop updates past this many pending (0 = off)" },
+	{ "sig_high_water", "sig-high-water",
+	  "org.opennms.rrd.queuing.sigHighWaterMark", KNOB_UINT,
+	  OFF(sig_high_water), "0", 0, BIG,
+	  "drop significant updates past this many pending (0 = off)" },
+	{ "insig_high_water", "insig-high-water",
+	  "org.opennms.rrd.queuing.inSigHighWaterMark", KNOB_UINT,
+	  OFF(insig_high_water), "0", 0, BIG,
+	  "drop insignificant updates past this many pending (0 = off)" },
+	{ "update_file", "update-file", "stresstest.updatefile", KNOB_STRING,
+	  OFF(update_file), "", 0, 0,
+	  "file of ts:value lines whose values are replayed (default synthetic)" },
+	{ "start", "start-time", NULL, KNOB_UINT, OFF(start), "946710000",
+	  1, 4000000000.0, "timestamp origin: update k of a file is at start + k*step" },
+	{ "seed", "seed", NULL, KNOB_UINT, OFF(seed), "1", 0, 9007199254740991.0,
+	  "seed of the synthetic values" },
+};
+const size_t knobs_count = sizeof(knobs_table) / sizeof(knobs_table[0]);
+
+const char *const knobs_ignored_properties[] = {
+	"org.opennms.rrd.strategyClass",
+	NULL
+};
+
+const struct knob *
+knobs_find(const char *name)
+{
+	for (size_t i = 0; i < knobs_count; i++)
+		if (strcmp(knobs_table[i].name, name) == 0)
+			return &knobs_table[i];
+	return NULL;
+}
+
+const struct knob *
+knobs_find_property(const char *prop)
+{
+	size_t len = strlen(prop);
+
+	for (size_t i = 0; i < knobs_count; i++) {
+		const char *p = knobs_table[i].properties;
+
+		while (p != NULL && *p != '\0') {
+			const char *end = strchr(p, ',');
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+
+			if (n == len && strncmp(p, prop, n) == 0)
+				return &knobs_table[i];
+			p = end ? end + 1 : NULL;
+		}
+	}
+	return NULL;
+}
+
+static void
+rras_clear(struct stress_params *p)
+{
+	for (size_t i = 0; i < p->nrras; i++)
+		free(p->rras[i]);
+	p->nrras = 0;
+}
+
+/* Split a comma-separated RRA list into p->rras. */
+static int
+rras_set_text(struct stress_params *p, const char *text, char *err,
+    size_t errlen)
+{
+	char *copy = strdup(text), *save = NULL, *tok;
+
+	if (copy == NULL) {
+		snprintf(err, errlen, "rras: out of memory");
+		return -1;
+	}
+	rras_clear(p);
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (p->nrras == KNOBS_MAX_RRAS) {
+			snprintf(err, errlen, "rras: at most %d RRAs",
+			    KNOBS_MAX_RRAS);
+			free(copy);
+			return -1;
+		}
+		p->rras[p->nrras++] = strdup(tok);
+	}
+	free(copy);
+	return 0;
+}
+
+static int
+set_from_text(struct stress_params *p, const struct knob *k, const char *v)
+{
+	char *base = (char *)p + k->offset, err[64];
+
+	switch (k->type) {
+	case KNOB_UINT:
+		*(uint64_t *)(void *)base = strtoull(v, NULL, 10);
+		return 0;
+	case KNOB_DOUBLE:
+		*(double *)(void *)base = strtod(v, NULL);
+		return 0;
+	case KNOB_BOOL:
+		*(bool *)base = strcmp(v, "true") == 0;
+		return 0;
+	case KNOB_STRING:
+		snprintf(base, sizeof(p->dir), "%s", v);
+		return 0;
+	case KNOB_RRAS:
+		return rras_set_text(p, v, err, sizeof(err));
+	}
+	return -1;
+}
+
+void
+knobs_defaults(struct stress_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < knobs_count; i++)
+		if (knobs_table[i].defval != NULL)
+			set_from_text(p, &knobs_table[i], knobs_table[i].defval);
+	p->zero_files = p->files / 2;
+}
+
+void
+knobs_free(struct stress_params *p)
+{
+	rras_clear(p);
+}
+
+int
+knobs_copy(struct stress_params *dst, const struct stress_params *src)
+{
+	*dst = *src;
+	for (size_t i = 0; i < src->nrras; i++)
+		if ((dst->rras[i] = strdup(src->rras[i])) == NULL) {
+			dst->nrras = i;
+			knobs_free(dst);
+			return -1;
+		}
+	return 0;
+}
+
+static const char *
+type_name(enum knob_type t)
+{
+	switch (t) {
+	case KNOB_UINT:		return "a non-negative integer";
+	case KNOB_DOUBLE:	return "a number";
+	case KNOB_BOOL:		return "true or false";
+	case KNOB_STRING:	return "a string";
+	case KNOB_RRAS:		return "a list of RRA definitions";
+	}
+	return "?";
+}
+
+static int
+check_range(const struct knob *k, double v, char *err, size_t errlen)
+{
+	if (isnan(v) || v < k->min || v > k->max) {
+		snprintf(err, errlen, "%s must be between %.15g and %.15g, not %.15g",
+		    k->name, k->min, k->max, v);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+apply_one(struct stress_params *p, const struct knob *k, json_object *v,
+    char *err, size_t errlen)
+{
+	char *base = (char *)p + k->offset;
+	enum json_type t = json_object_get_type(v);
+
+	switch (k->type) {
+	case KNOB_UINT: {
+		int64_t n;
+
+		if (t != json_type_int)
+			goto badtype;
+		errno = 0;
+		n = json_object_get_int64(v);
+		if (errno != 0 || n < 0) {
+			snprintf(err, errlen, "%s must be between %.15g and %.15g",
+			    k->name, k->min, k->max);
+			return -1;
+		}
+		if (check_range(k, (double)n, err, errlen) == -1)
+			return -1;
+		*(uint64_t *)(void *)base = (uint64_t)n;
+		return 0;
+	}
+	case KNOB_DOUBLE: {
+		double d;
+
+		if (t != json_type_int && t != json_type_double)
+			goto badtype;
+		d = json_object_get_double(v);
+		if (check_range(k, d, err, errlen) == -1)
+			return -1;
+		*(double *)(void *)base = d;
+		return 0;
+	}
+	case KNOB_BOOL:
+		if (t != json_type_boolean)
+			goto badtype;
+		*(bool *)base = json_object_get_boolean(v);
+		return 0;
+	case KNOB_STRING: {
+		const char *s;
+
+		if (t != json_type_string)
+			goto badtype;
+		s = json_object_get_string(v);
+		if ((size_t)json_object_get_string_len(v) >= sizeof(p->dir) ||
+		    strlen(s) != (size_t)json_object_get_string_len(v)) {
+			snprintf(err, errlen, "%s is too long or holds a NUL byte",
+			    k->name);
+			return -1;
+		}
+		if (*s != '\0' && *s != '/') {
+			snprintf(err, errlen, "%s must be an absolute path, not '%s'",
+			    k->name, s);
+			return -1;
+		}
+		snprintf(base, sizeof(p->dir), "%s", s);
+		return 0;
+	}
+	case KNOB_RRAS:
+		if (t == json_type_string)
+			return rras_set_text(p, json_object_get_string(v), err,
+			    errlen);
+		if (t != json_type_array)
+			goto badtype;
+		if (json_object_array_length(v) > KNOBS_MAX_RRAS) {
+			snprintf(err, errlen, "rras: at most %d RRAs",
+			    KNOBS_MAX_RRAS);
+			return -1;
+		}
+		rras_clear(p);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+
+			if (json_object_get_type(e) != json_type_string ||
+			    strncmp(json_object_get_string(e), "RRA:", 4) != 0) {
+				snprintf(err, errlen, "rras[%zu] must be a string "
+				    "starting with RRA:", i);
+				return -1;
+			}
+			p->rras[p->nrras++] = strdup(json_object_get_string(e));
+		}
+		if (p->nrras == 0) {
+			snprintf(err, errlen, "rras must hold at least one RRA");
+			return -1;
+		}
+		return 0;
+	}
+badtype:
+	snprintf(err, errlen, "%s must be %s, not %s", k->name,
+	    type_name(k->type), json_type_to_name(t));
+	return -1;
+}
+
+int
+knobs_apply(struct stress_params *p, json_object *args, const char **field,
+    char *err, size_t errlen)
+{
+	bool zero_given = false;
+
+	*field = NULL;
+	if (args == NULL)
+		goto check;
+	if (json_object_get_type(args) != json_type_object) {
+		*field = "args";
+		snprintf(err, errlen, "args must be an object");
+		return -1;
+	}
+	json_object_object_foreach(args, key, val) {
+		const struct knob *k = knobs_find(key);
+
+		if (k == NULL) {
+			*field = key;
+			snprintf(err, errlen, "unknown argument '%s'", key);
+			return -1;
+		}
+		if (apply_one(p, k, val, err, errlen) == -1) {
+			*field = k->name;
+			return -1;
+		}
+		if (strcmp(key, "zero_files") == 0)
+			zero_given = true;
+	}
+	if (!zero_given)
+		p->zero_files = p->files / 2;
+check:
+	if (p->dir[0] == '\0') {
+		*field = "dir";
+		snprintf(err, errlen, "dir is required");
+		return -1;
+	}
+	for (size_t i = 0; i < p->nrras; i++)
+		if (strncmp(p->rras[i], "RRA:", 4) != 0) {
+			*field = "rras";
+			snprintf(err, errlen, "rras: '%s' does not start with RRA:",
+			    p->rras[i]);
+			return -1;
+		}
+	return 0;
+}
+
+json_object *
+knobs_parse_text(const struct knob *k, const char *text, char *err,
+    size_t errlen)
+{
+	char *end;
+
+	switch (k->type) {
+	case KNOB_UINT: {
+		unsigned long long n;
+
+		errno = 0;
+		n = strtoull(text, &end, 10);
+		if (*text == '\0' || *end != '\0' || errno != 0 ||
+		    strchr(text, '-') != NULL) {
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    type_name(k->type));
+			return NULL;
+		}
+		return json_object_new_int64((int64_t)n);
+	}
+	case KNOB_DOUBLE: {
+		double d;
+
+		errno = 0;
+		d = strtod(text, &end);
+		if (*text == '\0' || *end != '\0' || errno != 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    type_name(k->type));
+			return NULL;
+		}
+		return json_object_new_double(d);
+	}
+	case KNOB_BOOL:
+		if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
+		    !strcasecmp(text, "on") || !strcmp(text, "1"))
+			return json_object_new_boolean(1);
+		if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+		    !strcasecmp(text, "off") || !strcmp(text, "0"))
+			return json_object_new_boolean(0);
+		snprintf(err, errlen, "%s: '%s' is not true or false", k->name,
+		    text);
+		return NULL;
+	case KNOB_STRING:
+		return json_object_new_string(text);
+	case KNOB_RRAS: {
+		json_object *a = json_object_new_array();
+		char *copy = strdup(text), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			json_object_array_add(a, json_object_new_string(tok));
+		free(copy);
+		return a;
+	}
+	}
+	return NULL;
+}
+
+json_object *
+knobs_to_json(const struct stress_params *p)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < knobs_count; i++) {
+		const struct knob *k = &knobs_table[i];
+		const char *base = (const char *)p + k->offset;
+		json_object *v = NULL;
+
+		switch (k->type) {
+		case KNOB_UINT:
+			v = json_object_new_int64(
+			    (int64_t)*(const uint64_t *)(const void *)base);
+			break;
+		case KNOB_DOUBLE:
+			v = json_object_new_double(
+			    *(const double *)(const void *)base);
+			break;
+		case KNOB_BOOL:
+			v = json_object_new_boolean(*(const bool *)base);
+			break;
+		case KNOB_STRING:
+			v = json_object_new_string(base);
+			break;
+		case KNOB_RRAS:
+			v = json_object_new_array();
+			for (size_t j = 0; j < p->nrras; j++)
+				json_object_array_add(v,
+				    json_object_new_string(p->rras[j]));
+			break;
+		}
+		json_object_object_add(o, k->name, v);
+	}
+	return o;
+}

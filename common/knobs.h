@@ -1,0 +1,95 @@
+/* The run knobs: one table gives their JSON names, the original Java
+ * stresser's property names, types, defaults and bounds.  The daemon
+ * validates `start` arguments with it and stressctl builds its options,
+ * -D translation and help text from it, so the three cannot disagree. */
+#ifndef STRESSD_KNOBS_H
+#define STRESSD_KNOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <json-c/json.h>
+
+#define KNOBS_MAX_RRAS		32
+#define KNOBS_DEFAULT_RRAS \
+	"RRA:AVERAGE:0.5:1:8928,RRA:AVERAGE:0.5:12:8784," \
+	"RRA:MIN:0.5:12:8784,RRA:MAX:0.5:12:8784"
+
+struct stress_params {
+	uint64_t	files;
+	uint64_t	threads;
+	uint64_t	write_threads;
+	uint64_t	max_updates;
+	uint64_t	modulus;
+	double		update_time;
+	uint64_t	zero_files;
+	uint64_t	files_per_dir;
+	char		dir[4096];
+	char		*rras[KNOBS_MAX_RRAS];
+	size_t		nrras;
+	uint64_t	step;
+	uint64_t	data_sources;
+	uint64_t	updates_per_open;
+	bool		use_queue;
+	bool		queue_creates;
+	bool		prioritize;
+	double		max_insig_update_seconds;
+	uint64_t	queue_high_water;
+	uint64_t	sig_high_water;
+	uint64_t	insig_high_water;
+	char		update_file[4096];
+	uint64_t	start;
+	uint64_t	seed;
+};
+
+enum knob_type {
+	KNOB_UINT,
+	KNOB_DOUBLE,
+	KNOB_BOOL,
+	KNOB_STRING,		/* char[4096] in the struct */
+	KNOB_RRAS,		/* list of RRA definitions */
+};
+
+struct knob {
+	const char	*name;		/* JSON argument name */
+	const char	*option;	/* stressctl long option */
+	const char	*properties;	/* Java properties, comma separated */
+	enum knob_type	 type;
+	size_t		 offset;
+	const char	*defval;	/* as text; NULL = derived or none */
+	double		 min, max;	/* numeric bounds, inclusive */
+	const char	*help;
+};
+
+extern const struct knob knobs_table[];
+extern const size_t knobs_count;
+
+/* Properties accepted and ignored with a warning. */
+extern const char *const knobs_ignored_properties[];
+
+const struct knob	*knobs_find(const char *name);
+const struct knob	*knobs_find_property(const char *prop);
+
+/* Fill *p with every default. */
+void	knobs_defaults(struct stress_params *p);
+/* Release what knobs_defaults/knobs_apply allocated. */
+void	knobs_free(struct stress_params *p);
+int	knobs_copy(struct stress_params *dst, const struct stress_params *src);
+
+/*
+ * Apply a JSON object of arguments on top of defaults.  On error returns -1
+ * and sets *field (the offending key, static or pointing into args) and
+ * writes a message naming it into err.
+ */
+int	knobs_apply(struct stress_params *p, json_object *args,
+	    const char **field, char *err, size_t errlen);
+
+/* Parse a text value (from a command line) into the JSON type the knob
+ * takes.  Returns NULL and fills err on a bad value. */
+json_object	*knobs_parse_text(const struct knob *k, const char *text,
+	    char *err, size_t errlen);
+
+/* Every parameter as a JSON object (the echo in status and stress.log). */
+json_object	*knobs_to_json(const struct stress_params *p);
+
+#endif

@@ -1,0 +1,14 @@
+/* Small helpers shared by stressd and stressctl. */
+#ifndef STRESSD_UTIL_H
+#define STRESSD_UTIL_H
+
+#include <stddef.h>
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
+double	util_now(void);
+double	util_wallclock(void);
+
+/* mkdir -p with the given mode; 0 or -1 with errno set. */
+int	util_mkdir_p(const char *path, unsigned mode);
+
+#endif

@@ -1,0 +1,339 @@
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "commands.h"
+#include "control.h"
+#include "knobs.h"
+#include "log.h"
+#include "proto.h"
+#include "rrdfile.h"
+#include "run.h"
+#include "util.h"
+
+static struct {
+	char		 state_dir[4096];
+	char		 socket_path[4096];
+	double		 started;
+	unsigned	 next_id;
+	struct run	*run;		/* the current or the last run */
+} d;
+
+static void cmd_start(struct control_conn *, json_object *, json_object *);
+static void cmd_stop(struct control_conn *, json_object *, json_object *);
+static void cmd_stats(struct control_conn *, json_object *, json_object *);
+static void cmd_status(struct control_conn *, json_object *, json_object *);
+static void cmd_wait(struct control_conn *, json_object *, json_object *);
+static void cmd_help(struct control_conn *, json_object *, json_object *);
+static void cmd_version(struct control_conn *, json_object *, json_object *);
+
+static const struct command commands[] = {
+	{ "start", "start {knob: value, ...}",
+	  "start a run; args are the run knobs", false, cmd_start },
+	{ "stop", "stop [{\"drain\": bool, \"wait\": bool}]",
+	  "stop the run: drain the queue (default) or discard it; with wait "
+	  "(default) reply when it has ended", false, cmd_stop },
+	{ "stats", "stats", "gauges, counters and rates of the current or "
+	  "last run", true, cmd_stats },
+	{ "status", "status", "daemon version, uptime and the current or "
+	  "last run", true, cmd_status },
+	{ "wait", "wait", "reply with the final stats once the run has ended",
+	  true, cmd_wait },
+	{ "help", "help", "list the commands", true, cmd_help },
+	{ "version", "version", "daemon, protocol and librrd versions", true,
+	  cmd_version },
+};
+
+const struct command *
+commands_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+/* Refuse arguments a command does not take; returns false if it replied. */
+static bool
+args_allowed(struct control_conn *c, json_object *args, json_object *id,
+    const char *const *allowed)
+{
+	if (args == NULL)
+		return true;
+	json_object_object_foreach(args, key, val) {
+		size_t i;
+
+		(void)val;
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(allowed[i], key) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, key,
+			    "unknown argument '%s'", key);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A boolean argument with a default; returns false if it replied. */
+static bool
+arg_bool(struct control_conn *c, json_object *args, json_object *id,
+    const char *name, bool *out)
+{
+	json_object *v;
+
+	if (args == NULL || !json_object_object_get_ex(args, name, &v))
+		return true;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, name,
+		    "%s must be true or false", name);
+		return false;
+	}
+	*out = json_object_get_boolean(v);
+	return true;
+}
+
+static json_object *
+current_stats(void)
+{
+	return d.run != NULL ? run_stats_json(d.run) : run_idle_stats_json();
+}
+
+static void
+cmd_start(struct control_conn *c, json_object *args, json_object *id)
+{
+	struct stress_params p;
+	const char *field = NULL;
+	char err[1500];
+	struct run *r;
+	json_object *res;
+
+	if (run_active(d.run)) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "run %u is %s; stop it or wait for it first",
+		    run_id(d.run), run_state_name(run_state(d.run)));
+		return;
+	}
+	knobs_defaults(&p);
+	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1) {
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
+		    err);
+		goto out;
+	}
+	if ((r = run_start(d.next_id, d.state_dir, &p, &field, err,
+	    sizeof(err))) == NULL) {
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
+		    err);
+		goto out;
+	}
+	d.next_id++;
+	run_free(d.run);
+	d.run = r;
+	res = run_status_json(r);
+	json_object_object_add(res, "run_id", json_object_new_int64(run_id(r)));
+	control_reply_ok(c, id, res);
+out:
+	knobs_free(&p);
+}
+
+static void
+cmd_stop(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const allowed[] = { "drain", "wait", NULL };
+	bool drain = true, wait = true;
+	json_object *res;
+
+	if (!args_allowed(c, args, id, allowed) ||
+	    !arg_bool(c, args, id, "drain", &drain) ||
+	    !arg_bool(c, args, id, "wait", &wait))
+		return;
+	if (!run_active(d.run)) {
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
+		    "no run is active");
+		return;
+	}
+	run_stop(d.run, drain);
+	if (wait) {
+		control_defer(c, id);
+		return;
+	}
+	res = json_object_new_object();
+	json_object_object_add(res, "run_id",
+	    json_object_new_int64(run_id(d.run)));
+	json_object_object_add(res, "state",
+	    json_object_new_string(run_state_name(run_state(d.run))));
+	control_reply_ok(c, id, res);
+}
+
+static void
+cmd_stats(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+
+	if (args_allowed(c, args, id, none))
+		control_reply_ok(c, id, current_stats());
+}
+
+static void
+cmd_status(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+	json_object *o;
+
+	if (!args_allowed(c, args, id, none))
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "version",
+	    json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "protocol",
+	    json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "librrd",
+	    json_object_new_string(rrdfile_librrd_version()));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "uptime_s",
+	    json_object_new_double(util_now() - d.started));
+	json_object_object_add(o, "socket",
+	    json_object_new_string(d.socket_path));
+	json_object_object_add(o, "state_dir",
+	    json_object_new_string(d.state_dir));
+	json_object_object_add(o, "state",
+	    json_object_new_string(run_state_name(run_state(d.run))));
+	json_object_object_add(o, "run",
+	    d.run != NULL ? run_status_json(d.run) : NULL);
+	control_reply_ok(c, id, o);
+}
+
+static void
+cmd_wait(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+
+	if (!args_allowed(c, args, id, none))
+		return;
+	if (run_active(d.run))
+		control_defer(c, id);
+	else
+		control_reply_ok(c, id, current_stats());
+}
+
+static void
+cmd_help(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+	json_object *o, *list;
+
+	if (!args_allowed(c, args, id, none))
+		return;
+	list = json_object_new_array();
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "name",
+		    json_object_new_string(commands[i].name));
+		json_object_object_add(e, "usage",
+		    json_object_new_string(commands[i].usage));
+		json_object_object_add(e, "summary",
+		    json_object_new_string(commands[i].summary));
+		json_object_object_add(e, "read_only",
+		    json_object_new_boolean(commands[i].read_only));
+		json_object_array_add(list, e);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "commands", list);
+	control_reply_ok(c, id, o);
+}
+
+static void
+cmd_version(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+	json_object *o;
+
+	if (!args_allowed(c, args, id, none))
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "version",
+	    json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "protocol",
+	    json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "librrd",
+	    json_object_new_string(rrdfile_librrd_version()));
+	control_reply_ok(c, id, o);
+}
+
+/* Run ids continue after the highest one under STATE/runs, so records
+ * of earlier daemons are never overwritten. */
+static unsigned
+highest_run_id(const char *runs)
+{
+	DIR *dir = opendir(runs);
+	struct dirent *de;
+	unsigned max = 0;
+
+	if (dir == NULL)
+		return 0;
+	while ((de = readdir(dir)) != NULL) {
+		char *end;
+		unsigned long v = strtoul(de->d_name, &end, 10);
+
+		if (*end == '\0' && end != de->d_name && v > max &&
+		    v < 1000000000UL)
+			max = (unsigned)v;
+	}
+	closedir(dir);
+	return max;
+}
+
+int
+commands_init(const char *state_dir, const char *socket_path)
+{
+	char runs[4200];
+
+	snprintf(d.state_dir, sizeof(d.state_dir), "%s", state_dir);
+	snprintf(d.socket_path, sizeof(d.socket_path), "%s", socket_path);
+	snprintf(runs, sizeof(runs), "%s/runs", state_dir);
+	if (util_mkdir_p(runs, 0755) == -1 || access(runs, W_OK) == -1) {
+		log_warn("state directory %s", runs);
+		return -1;
+	}
+	d.next_id = highest_run_id(runs) + 1;
+	d.started = util_now();
+	return 0;
+}
+
+void
+commands_tick(void)
+{
+	if (d.run != NULL && run_active(d.run) && run_tick(d.run))
+		control_complete_deferred(run_stats_json(d.run));
+}
+
+void
+commands_shutdown(bool drain)
+{
+	if (run_active(d.run))
+		run_stop(d.run, drain);
+}
+
+bool
+commands_quiescent(void)
+{
+	return !run_active(d.run);
+}
+
+void
+commands_summary(char *buf, size_t len)
+{
+	run_summary(d.run, buf, len);
+}
+
+void
+commands_finish(void)
+{
+	run_free(d.run);
+	d.run = NULL;
+}

@@ -1,0 +1,34 @@
+/* The command table: one entry per control command, from which both
+ * dispatch and `help` are generated, and the daemon state the handlers
+ * share (the current or last run). */
+#ifndef STRESSD_COMMANDS_H
+#define STRESSD_COMMANDS_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+
+struct control_conn;
+
+struct command {
+	const char	*name;
+	const char	*usage;
+	const char	*summary;
+	bool		 read_only;	/* false: changes state, logged */
+	void		(*handler)(struct control_conn *, json_object *args,
+			    json_object *id);
+};
+
+const struct command	*commands_find(const char *name);
+
+int	commands_init(const char *state_dir, const char *socket_path);
+/* Called by the main loop's timer: advances the run, answers waiters. */
+void	commands_tick(void);
+/* SIGTERM/SIGINT: stop the run (drain, or discard on a second signal). */
+void	commands_shutdown(bool drain);
+/* True once no run is active (the daemon may exit). */
+bool	commands_quiescent(void);
+/* One line for systemd's STATUS=. */
+void	commands_summary(char *buf, size_t len);
+void	commands_finish(void);
+
+#endif

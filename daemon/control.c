@@ -1,0 +1,418 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "commands.h"
+#include "control.h"
+#include "log.h"
+#include "proto.h"
+
+struct control_conn {
+	struct bufferevent	*bev;
+	struct control_conn	*next, *prev;
+	json_object		*deferred_id;
+	bool			 deferred;
+	bool			 closing;	/* free once output is flushed */
+	uid_t			 uid;
+	pid_t			 pid;
+};
+
+static struct evconnlistener	*listener;
+static struct control_conn	*conns;
+static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static void
+conn_free(struct control_conn *c)
+{
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	json_object_put(c->deferred_id);
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+static void
+send_json(struct control_conn *c, json_object *reply)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t len;
+	const char *s = json_object_to_json_string_length(reply,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+
+	if (c->closing)
+		return;
+	evbuffer_add(out, s, len);
+	evbuffer_add(out, "\n", 1);
+	if (evbuffer_get_length(out) > CONTROL_MAX_PENDING_OUTPUT) {
+		log_warnx("client pid %ld does not read its replies (%zu bytes "
+		    "pending); disconnecting", (long)c->pid,
+		    evbuffer_get_length(out));
+		evbuffer_drain(out, evbuffer_get_length(out));
+		c->closing = true;
+	}
+}
+
+static json_object *
+envelope(json_object *id, bool ok)
+{
+	json_object *r = json_object_new_object();
+
+	json_object_object_add(r, "ok", json_object_new_boolean(ok));
+	if (id != NULL)
+		json_object_object_add(r, "id", json_object_get(id));
+	return r;
+}
+
+void
+control_reply_ok(struct control_conn *c, json_object *id, json_object *result)
+{
+	json_object *r = envelope(id, true);
+
+	json_object_object_add(r, "result", result);
+	send_json(c, r);
+	json_object_put(r);
+}
+
+void
+control_reply_error(struct control_conn *c, json_object *id, const char *code,
+    const char *field, const char *fmt, ...)
+{
+	json_object *r = envelope(id, false), *e = json_object_new_object();
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(e, "code", json_object_new_string(code));
+	if (field != NULL)
+		json_object_object_add(e, "field",
+		    json_object_new_string(field));
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	json_object_object_add(r, "error", e);
+	send_json(c, r);
+	json_object_put(r);
+}
+
+void
+control_defer(struct control_conn *c, json_object *id)
+{
+	json_object_put(c->deferred_id);
+	c->deferred_id = id != NULL ? json_object_get(id) : NULL;
+	c->deferred = true;
+}
+
+/* Free a closing connection once nothing is left to send; true if freed. */
+static bool
+conn_reap(struct control_conn *c)
+{
+	if (!c->closing ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return false;
+	conn_free(c);
+	return true;
+}
+
+void
+control_complete_deferred(json_object *result)
+{
+	struct control_conn *c, *next;
+
+	for (c = conns; c != NULL; c = next) {
+		json_object *copy = NULL;
+
+		next = c->next;
+		if (!c->deferred)
+			continue;
+		c->deferred = false;
+		json_object_deep_copy(result, &copy, NULL);
+		control_reply_ok(c, c->deferred_id, copy);
+		json_object_put(c->deferred_id);
+		c->deferred_id = NULL;
+		if (conn_reap(c))
+			continue;
+		/* Requests that arrived while parked are read now. */
+		bufferevent_enable(c->bev, EV_READ);
+		bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+	}
+	json_object_put(result);
+}
+
+void
+control_peer(const struct control_conn *c, uid_t *uid, pid_t *pid)
+{
+	*uid = c->uid;
+	*pid = c->pid;
+}
+
+/* Check the envelope of one request line and hand it to its command. */
+static void
+handle_line(struct control_conn *c, const char *line, size_t len)
+{
+	json_tokener *tok = json_tokener_new_ex(CONTROL_MAX_JSON_DEPTH);
+	json_object *req, *cmd = NULL, *args = NULL, *id = NULL;
+	const struct command *command;
+	enum json_tokener_error jerr;
+
+	req = json_tokener_parse_ex(tok, line, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (req == NULL || jerr != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len) {
+		control_reply_error(c, NULL, PROTO_ERR_PARSE, NULL,
+		    "request is not valid JSON: %s",
+		    req != NULL || jerr == json_tokener_success ?
+		    "trailing characters after the object" :
+		    (jerr == json_tokener_continue ? "unexpected end of line" :
+		    json_tokener_error_desc(jerr)));
+		goto out;
+	}
+	if (!json_object_is_type(req, json_type_object)) {
+		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, NULL,
+		    "request must be a JSON object, not %s",
+		    json_type_to_name(json_object_get_type(req)));
+		goto out;
+	}
+	if (json_object_object_get_ex(req, "id", &id) &&
+	    !json_object_is_type(id, json_type_int) &&
+	    !json_object_is_type(id, json_type_string) &&
+	    !json_object_is_type(id, json_type_null)) {
+		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, "id",
+		    "id must be a number or a string");
+		goto out;
+	}
+	json_object_object_foreach(req, key, val) {
+		(void)val;
+		if (strcmp(key, "cmd") && strcmp(key, "args") &&
+		    strcmp(key, "id")) {
+			control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, key,
+			    "unknown request key '%s' (expected cmd, args, id)",
+			    key);
+			goto out;
+		}
+	}
+	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string)) {
+		control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, "cmd",
+		    "request needs \"cmd\" as a string");
+		goto out;
+	}
+	if (json_object_object_get_ex(req, "args", &args) &&
+	    !json_object_is_type(args, json_type_object)) {
+		control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, "args",
+		    "args must be an object");
+		goto out;
+	}
+	if ((command = commands_find(json_object_get_string(cmd))) == NULL) {
+		control_reply_error(c, id, PROTO_ERR_UNKNOWN_CMD, "cmd",
+		    "unknown command '%.100s'; 'help' lists them",
+		    json_object_get_string(cmd));
+		goto out;
+	}
+	if (!command->read_only)
+		log_info("%s from uid %ld pid %ld", command->name, (long)c->uid,
+		    (long)c->pid);
+	command->handler(c, args, id);
+	/* A parked client is not read until answered, so its next request
+	 * cannot overtake the deferred reply. */
+	if (c->deferred)
+		bufferevent_disable(c->bev, EV_READ);
+out:
+	json_object_put(req);
+	json_tokener_free(tok);
+}
+
+static void
+conn_read(struct bufferevent *bev, void *arg)
+{
+	struct control_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	while (!c->closing && !c->deferred) {
+		struct evbuffer_ptr eol;
+		size_t len, got;
+		char *line;
+
+		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
+		len = eol.pos == -1 ? evbuffer_get_length(in) : (size_t)eol.pos;
+		if (len > PROTO_MAX_LINE) {
+			control_reply_error(c, NULL, PROTO_ERR_TOO_LONG, NULL,
+			    "request line longer than %d bytes; closing",
+			    PROTO_MAX_LINE);
+			c->closing = true;
+			break;
+		}
+		if (eol.pos == -1)
+			return;
+		line = evbuffer_readln(in, &got, EVBUFFER_EOL_LF);
+		if (line == NULL)
+			return;
+		handle_line(c, line, got);
+		free(line);
+	}
+	if (c->closing) {
+		bufferevent_disable(bev, EV_READ);
+		evbuffer_drain(in, evbuffer_get_length(in));
+		conn_reap(c);
+	}
+}
+
+static void
+conn_write(struct bufferevent *bev, void *arg)
+{
+	struct control_conn *c = arg;
+
+	(void)bev;
+	if (c->closing)
+		conn_free(c);
+}
+
+static void
+conn_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct control_conn *c = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		conn_free(c);
+}
+
+static void
+accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct event_base *base = evconnlistener_get_base(l);
+	struct control_conn *c = calloc(1, sizeof(*c));
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	if (c == NULL ||
+	    (c->bev = bufferevent_socket_new(base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		log_warnx("out of memory for a client");
+		free(c);
+		close(fd);
+		return;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
+		c->uid = cred.uid;
+		c->pid = cred.pid;
+	} else
+		c->uid = (uid_t)-1;
+	c->next = conns;
+	if (conns != NULL)
+		conns->prev = c;
+	conns = c;
+	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+static void
+accept_error(struct evconnlistener *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	/* EMFILE and friends: log and go on; the listener retries. */
+	log_warn("accept");
+}
+
+/* Is someone answering on path?  Decides between "live daemon, refuse"
+ * and "stale file, replace". */
+static bool
+socket_alive(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool alive;
+
+	if (fd == -1)
+		return false;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	alive = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	close(fd);
+	return alive;
+}
+
+int
+control_init(struct event_base *base, const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat st;
+	int fd = -1;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("socket path too long: %s", path);
+		return -1;
+	}
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_warnx("%s exists and is not a socket; not "
+			    "replacing it", path);
+			return -1;
+		}
+		if (socket_alive(path)) {
+			log_warnx("another stressd is answering on %s", path);
+			return -1;
+		}
+		log_info("replacing stale socket %s", path);
+		unlink(path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) == -1) {
+		log_warn("socket");
+		goto fail;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		log_warn("bind %s", path);
+		goto fail;
+	}
+	if (chmod(path, 0660) == -1)
+		log_warn("chmod %s", path);
+	listener = evconnlistener_new(base, accept_cb, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);
+	if (listener == NULL) {
+		log_warn("listen %s", path);
+		unlink(path);
+		goto fail;
+	}
+	evconnlistener_set_error_cb(listener, accept_error);
+	snprintf(sock_path, sizeof(sock_path), "%s", path);
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+void
+control_shutdown(void)
+{
+	while (conns != NULL)
+		conn_free(conns);
+	if (listener != NULL) {
+		evconnlistener_free(listener);
+		listener = NULL;
+		unlink(sock_path);
+	}
+}

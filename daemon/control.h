@@ -1,0 +1,39 @@
+/* The control socket: accepts clients, frames newline-delimited JSON,
+ * checks the envelope and dispatches through the command table.  It never
+ * touches the engine; handlers answer through control_reply_*. */
+#ifndef STRESSD_CONTROL_H
+#define STRESSD_CONTROL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+
+/* A client whose unread replies pass this is disconnected, so one that
+ * never reads cannot grow the daemon's memory. */
+#define CONTROL_MAX_PENDING_OUTPUT	(4 * 1024 * 1024)
+/* Deeper JSON than this is refused as a parse error. */
+#define CONTROL_MAX_JSON_DEPTH		32
+
+struct control_conn;
+
+/* Listen on path (a stale socket file is replaced; a live daemon on it
+ * makes this fail).  0, or -1 with a message logged. */
+int	control_init(struct event_base *base, const char *path);
+void	control_shutdown(void);
+
+/* The peer's credentials, for the log. */
+void	control_peer(const struct control_conn *c, uid_t *uid, pid_t *pid);
+
+/* Reply to a request; the result is consumed. */
+void	control_reply_ok(struct control_conn *c, json_object *id,
+	    json_object *result);
+void	control_reply_error(struct control_conn *c, json_object *id,
+	    const char *code, const char *field, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+/* Answer later: the connection is parked until control_complete_deferred. */
+void	control_defer(struct control_conn *c, json_object *id);
+/* Reply to every parked connection with a copy of result (consumed). */
+void	control_complete_deferred(json_object *result);
+
+#endif

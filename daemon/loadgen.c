@@ -1,0 +1,282 @@
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "loadgen.h"
+#include "log.h"
+#include "util.h"
+
+struct loadgen {
+	struct queue			*q;
+	const struct stress_params	*p;
+	const double			*replay;
+	size_t				 nreplay;
+	struct writer_hooks		 hooks;
+	double				 start;		/* monotonic */
+	pthread_t			*threads;
+	unsigned			 nthreads;
+	pthread_mutex_t			 mu;
+	pthread_cond_t			 cv;		/* stop wakes pacers */
+	atomic_bool			 stop;
+	atomic_uint_fast64_t		 cursor;	/* next file, round robin */
+	atomic_uint_fast64_t		 claimed;	/* updates handed out */
+	atomic_uint_fast64_t		 generated;	/* updates offered */
+	atomic_uint			 running;
+};
+
+int
+loadgen_read_values(const char *path, double **values, size_t *n, char *err,
+    size_t errlen)
+{
+	FILE *fp = fopen(path, "re");
+	char line[512];
+	size_t cap = 0, lineno = 0;
+	double *v = NULL;
+
+	*values = NULL;
+	*n = 0;
+	if (fp == NULL) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		char *colon, *end, *s;
+		double d;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0' || line[0] == '#')
+			continue;
+		if ((colon = strchr(line, ':')) == NULL)
+			goto bad;
+		s = colon + 1;
+		if (strcmp(s, "U") == 0)
+			d = NAN;	/* unknown, written back as U */
+		else {
+			errno = 0;
+			d = strtod(s, &end);
+			if (*s == '\0' || *end != '\0' || errno != 0 ||
+			    isinf(d))
+				goto bad;
+		}
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			double *nv = realloc(v, cap * sizeof(*v));
+
+			if (nv == NULL)
+				goto nomem;
+			v = nv;
+		}
+		v[(*n)++] = d;
+	}
+	fclose(fp);
+	if (*n == 0) {
+		snprintf(err, errlen, "%s holds no ts:value line", path);
+		free(v);
+		return -1;
+	}
+	*values = v;
+	return 0;
+bad:
+	snprintf(err, errlen, "%s: line %zu: expected ts:value, got '%.60s'",
+	    path, lineno, line);
+	goto fail;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+fail:
+	fclose(fp);
+	free(v);
+	*n = 0;
+	return -1;
+}
+
+bool
+loadgen_is_zero_file(const struct stress_params *p, uint32_t n)
+{
+	if (p->zero_files == 0)
+		return false;
+	if (p->zero_files >= p->files)
+		return true;
+	return n % (p->files / p->zero_files) == 0;
+}
+
+/* splitmix64: a cheap, well-mixed hash so values are deterministic per
+ * (seed, file, k) whatever thread generates them. */
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+double
+loadgen_value(const struct stress_params *p, const double *replay,
+    size_t nreplay, uint32_t n, uint64_t k)
+{
+	if (loadgen_is_zero_file(p, n))
+		return 0.0;
+	if (nreplay > 0)
+		return replay[(k - 1) % nreplay];
+	/* 1..100000: never 0, so a non-zero file is all significant. */
+	return (double)(mix(p->seed ^ mix(((uint64_t)n << 32) ^ k)) % 100000 + 1);
+}
+
+static double
+value_cb(void *ctx, uint32_t file, uint64_t k)
+{
+	struct loadgen *lg = ctx;
+
+	return loadgen_value(lg->p, lg->replay, lg->nreplay, file, k);
+}
+
+/* Sleep until monotonic time t or until stop; false if stopped. */
+static bool
+pace_until(struct loadgen *lg, double t)
+{
+	struct timespec ts;
+	bool stop;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	pthread_mutex_lock(&lg->mu);
+	while (!(stop = atomic_load(&lg->stop)) && util_now() < t)
+		if (pthread_cond_timedwait(&lg->cv, &lg->mu, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&lg->mu);
+	return !stop;
+}
+
+static void
+write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
+    uint32_t n)
+{
+	struct queue_batch b;
+	bool create_ok, update_ok;
+	uint64_t completed;
+
+	queue_direct_begin(lg->q, file, n, value_cb, lg, &b);
+	writer_write_batch(w, &b, &create_ok, &update_ok);
+	completed = queue_done(lg->q, &b, create_ok, update_ok);
+	if ((!create_ok || !update_ok) && lg->hooks.error != NULL)
+		lg->hooks.error(lg->hooks.arg, w->err);
+	if (update_ok && lg->hooks.progress != NULL)
+		lg->hooks.progress(lg->hooks.arg, completed, n);
+}
+
+static void *
+loadgen_main(void *arg)
+{
+	struct loadgen *lg = arg;
+	const struct stress_params *p = lg->p;
+	struct writer_ctx w;
+
+	writer_ctx_init(&w, p);
+	while (!atomic_load(&lg->stop)) {
+		uint64_t claim = atomic_fetch_add(&lg->claimed,
+		    p->updates_per_open);
+		uint64_t n;
+		uint32_t file;
+
+		if (claim >= p->max_updates)
+			break;
+		n = p->max_updates - claim < p->updates_per_open ?
+		    p->max_updates - claim : p->updates_per_open;
+		/* The n-th update of the run is not issued before
+		 * n * update_time / max_updates seconds. */
+		if (p->update_time > 0 && !pace_until(lg, lg->start +
+		    (double)(claim + 1) * p->update_time /
+		    (double)p->max_updates))
+			break;
+		file = (uint32_t)(atomic_fetch_add(&lg->cursor, 1) % p->files);
+		if (p->use_queue)
+			queue_push(lg->q, file, (uint32_t)n, value_cb, lg);
+		else
+			write_direct(lg, &w, file, (uint32_t)n);
+		atomic_fetch_add(&lg->generated, n);
+	}
+	writer_ctx_free(&w);
+	atomic_fetch_sub(&lg->running, 1);
+	return NULL;
+}
+
+struct loadgen *
+loadgen_start(struct queue *q, const struct stress_params *p,
+    const double *replay, size_t nreplay, const struct writer_hooks *hooks)
+{
+	struct loadgen *lg = calloc(1, sizeof(*lg));
+	pthread_condattr_t ca;
+
+	if (lg == NULL)
+		return NULL;
+	lg->q = q;
+	lg->p = p;
+	lg->replay = replay;
+	lg->nreplay = nreplay;
+	if (hooks != NULL)
+		lg->hooks = *hooks;
+	pthread_mutex_init(&lg->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&lg->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if ((lg->threads = calloc(p->threads, sizeof(*lg->threads))) == NULL)
+		goto fail;
+	lg->start = util_now();
+	atomic_store(&lg->running, (unsigned)p->threads);
+	for (; lg->nthreads < p->threads; lg->nthreads++)
+		if (pthread_create(&lg->threads[lg->nthreads], NULL,
+		    loadgen_main, lg) != 0) {
+			log_warnx("cannot start generator thread %u",
+			    lg->nthreads);
+			atomic_fetch_sub(&lg->running,
+			    (unsigned)p->threads - lg->nthreads);
+			goto fail;
+		}
+	return lg;
+fail:
+	loadgen_stop(lg);
+	loadgen_join(lg);
+	return NULL;
+}
+
+void
+loadgen_stop(struct loadgen *lg)
+{
+	pthread_mutex_lock(&lg->mu);
+	atomic_store(&lg->stop, true);
+	pthread_cond_broadcast(&lg->cv);
+	pthread_mutex_unlock(&lg->mu);
+}
+
+bool
+loadgen_finished(struct loadgen *lg)
+{
+	return atomic_load(&lg->running) == 0;
+}
+
+uint64_t
+loadgen_generated(struct loadgen *lg)
+{
+	return atomic_load(&lg->generated);
+}
+
+void
+loadgen_join(struct loadgen *lg)
+{
+	if (lg == NULL)
+		return;
+	for (unsigned i = 0; i < lg->nthreads; i++)
+		pthread_join(lg->threads[i], NULL);
+	pthread_cond_destroy(&lg->cv);
+	pthread_mutex_destroy(&lg->mu);
+	free(lg->threads);
+	free(lg);
+}

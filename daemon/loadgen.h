@@ -1,0 +1,39 @@
+/* The load generators: threads that play the collector, picking files
+ * round-robin and offering updates to the queue (or writing them directly
+ * when use_queue is off), paced over update_time. */
+#ifndef STRESSD_LOADGEN_H
+#define STRESSD_LOADGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "knobs.h"
+#include "queue.h"
+#include "writer.h"
+
+struct loadgen;
+
+/* Values of an update_file (ts:value lines; the ts part is ignored).
+ * 0, or -1 with "line N: ..." in err. */
+int	loadgen_read_values(const char *path, double **values, size_t *n,
+	    char *err, size_t errlen);
+
+/* Is file n a zero file (all its values 0)? */
+bool	loadgen_is_zero_file(const struct stress_params *p, uint32_t n);
+/* The value of the k-th update of file n in this run. */
+double	loadgen_value(const struct stress_params *p, const double *replay,
+	    size_t nreplay, uint32_t n, uint64_t k);
+
+/* Start p->threads generators now; replay values are borrowed. */
+struct loadgen	*loadgen_start(struct queue *q, const struct stress_params *p,
+		    const double *replay, size_t nreplay,
+		    const struct writer_hooks *hooks);
+/* Ask the generators to stop at once (does not wait). */
+void		 loadgen_stop(struct loadgen *lg);
+bool		 loadgen_finished(struct loadgen *lg);
+uint64_t	 loadgen_generated(struct loadgen *lg);
+/* Join the threads and free; loadgen_stop first unless finished. */
+void		 loadgen_join(struct loadgen *lg);
+
+#endif

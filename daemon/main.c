@@ -1,0 +1,167 @@
+/* stressd: the RRD storage stress daemon.  Foreground, no fork; libevent
+ * owns the control connections, threads are only writers and generators. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "commands.h"
+#include "control.h"
+#include "log.h"
+#include "proto.h"
+#include "rrdfile.h"
+#include "util.h"
+
+#define TICK_USEC	50000	/* state machine and waiter replies */
+
+static struct event_base	*base;
+static bool			 shutting_down;
+static double			 last_status;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+"usage: stressd [--socket PATH] [--state-dir DIR] [--log-level LEVEL]\n"
+"\n"
+"Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
+"writer threads behind a per-file queue, driven by stressctl(1).\n"
+"\n"
+"  -s, --socket PATH      control socket (default %s)\n"
+"  -d, --state-dir DIR    run records go to DIR/runs/<id> (default %s)\n"
+"  -l, --log-level LEVEL  err, warn, info (default) or debug\n"
+"  -h, --help             this text\n"
+"  -V, --version          print the version and exit\n"
+"\n"
+"Runs in the foreground and logs to stderr.  SIGTERM or SIGINT stops the\n"
+"current run, drains its queue and exits 0; a second signal discards what\n"
+"is still queued.  Exit status: 0 clean exit, 1 startup error, 2 usage.\n",
+	    STRESSD_DEFAULT_SOCKET, STRESSD_DEFAULT_STATE_DIR);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	log_info("%s: %s", strsignal((int)sig), shutting_down ?
+	    "discarding the queue" : "stopping the run and draining");
+	sd_notify(0, "STOPPING=1");
+	commands_shutdown(!shutting_down);
+	shutting_down = true;
+}
+
+static void
+on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	double now = util_now();
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	commands_tick();
+	if (now - last_status >= 1.0) {
+		char line[256];
+
+		commands_summary(line, sizeof(line));
+		sd_notifyf(0, "STATUS=%s", line);
+		last_status = now;
+	}
+	if (shutting_down && commands_quiescent())
+		event_base_loopbreak(base);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "socket",	required_argument,	NULL, 's' },
+		{ "state-dir",	required_argument,	NULL, 'd' },
+		{ "log-level",	required_argument,	NULL, 'l' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *sock = STRESSD_DEFAULT_SOCKET;
+	const char *state_dir = STRESSD_DEFAULT_STATE_DIR;
+	int level = LOG_LVL_INFO, ch;
+	struct event *ev_term, *ev_int, *ev_tick;
+	struct timeval tick = { 0, TICK_USEC };
+	struct rlimit rl;
+
+	while ((ch = getopt_long(argc, argv, "s:d:l:hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'd':
+			state_dir = optarg;
+			break;
+		case 'l':
+			if ((level = log_level_parse(optarg)) == -1) {
+				fprintf(stderr, "stressd: --log-level: unknown "
+				    "level '%s' (err, warn, info, debug)\n",
+				    optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("stressd %s (protocol %d, librrd %s)\n",
+			    PACKAGE_VERSION, PROTO_VERSION,
+			    rrdfile_librrd_version());
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "stressd: unexpected argument '%s'\n",
+		    argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	log_init((enum log_level)level);
+	signal(SIGPIPE, SIG_IGN);
+	/* Every client is a descriptor: allow as many as the hard limit. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	evthread_use_pthreads();
+	if ((base = event_base_new()) == NULL)
+		fatalx("cannot create the event loop");
+	if (commands_init(state_dir, sock) == -1)
+		fatalx("state directory %s is not usable", state_dir);
+	if (control_init(base, sock) == -1)
+		fatalx("cannot listen on %s", sock);
+	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
+	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);
+	ev_tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
+	event_add(ev_term, NULL);
+	event_add(ev_int, NULL);
+	event_add(ev_tick, &tick);
+	log_info("stressd %s listening on %s, state in %s", PACKAGE_VERSION,
+	    sock, state_dir);
+	sd_notify(0, "READY=1\nSTATUS=idle");
+
+	event_base_dispatch(base);
+
+	control_shutdown();
+	commands_finish();
+	event_free(ev_term);
+	event_free(ev_int);
+	event_free(ev_tick);
+	event_base_free(base);
+	log_info("exiting");
+	return 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * The queuing strategy: per-file pending updates, the significant and
+ * insignificant FIFO lists of files with work, reservation of files while a
+ * writer holds them, high-water marks, aged promotion and every counter of
+ * DESIGN.md.  One mutex guards it all; the counters are read as one
+ * consistent snapshot under it, which is what keeps the conservation
+ * invariants exact in every stats reply.
+ *
+ * Pending values of a file are consecutive (the k-th update of a file has
+ * timestamp base_ts + k*step), so the queue stores only the values: 8 bytes
+ * per pending update in chunks, and a run of zeros as one counter.
+ */
+#ifndef STRESSD_QUEUE_H
+#define STRESSD_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct queue;
+
+struct queue_config {
+	uint32_t	files;
+	bool		prioritize;
+	double		max_insig_update_seconds;	/* 0 = no promotion */
+	uint64_t	queue_high_water;		/* 0 = off */
+	uint64_t	sig_high_water;
+	uint64_t	insig_high_water;
+	bool		queue_creates;	/* push() queues a create before a
+					   missing file's first update */
+};
+
+/* One consistent snapshot of every gauge and counter. */
+struct queue_counters {
+	/* gauges */
+	uint64_t	total_operations_pending;	/* update values queued */
+	uint64_t	significant_ops_pending;	/* sig enqueued - sig completed */
+	uint64_t	insignificant_ops_pending;	/* values queued that are 0 */
+	uint64_t	files_with_significant_work;
+	uint64_t	files_with_insignificant_work;
+	uint64_t	in_flight;			/* values held by writers */
+	uint64_t	creates_pending;		/* queued or in flight */
+	/* counters */
+	uint64_t	offered;
+	uint64_t	enqueued;
+	uint64_t	dropped;
+	uint64_t	discarded;	/* part of dropped: removed by stop --no-drain */
+	uint64_t	significant_ops_enqueued;
+	uint64_t	significant_ops_dequeued;
+	uint64_t	significant_ops_completed;
+	uint64_t	dequeued_operations;
+	uint64_t	dequeued_items;
+	uint64_t	creates_completed;
+	uint64_t	creates_failed;
+	uint64_t	updates_completed;
+	uint64_t	updates_failed;
+	uint64_t	errors;
+	uint64_t	promotion_count;
+	double		first_dequeue;	/* monotonic s of the first dequeue, 0 = none */
+	double		taken_at;	/* monotonic s of this snapshot */
+};
+
+/* A run of pending values: cap == 0 means a run of n zeros. */
+struct queue_seg {
+	struct queue_seg	*next;
+	uint32_t		 n;
+	uint32_t		 cap;
+	double			 v[];
+};
+
+/* What a writer takes: all pending work of one file. */
+struct queue_batch {
+	uint32_t		 file;
+	bool			 create;	/* create the file before updating */
+	bool			 direct;	/* taken by queue_direct_begin */
+	int64_t			 base_ts;	/* update k is at base_ts + k*step */
+	uint64_t		 first_k;	/* k of the first value, from 1 */
+	uint64_t		 count;		/* values */
+	uint64_t		 n_sig;		/* of which significant */
+	double			 oldest_enqueue;/* monotonic s the first value was queued */
+	struct queue_seg	*segs;
+};
+
+/* Walks the values of a batch in time order. */
+struct queue_iter {
+	const struct queue_seg	*seg;
+	uint32_t		 pos;
+};
+
+/* Value of the k-th update of a file; called under the queue lock, so it
+ * must be cheap and must not call back into the queue. */
+typedef double (*queue_value_fn)(void *ctx, uint32_t file, uint64_t k);
+
+struct queue	*queue_create(const struct queue_config *cfg);
+void		 queue_destroy(struct queue *q);
+
+/* Before the load starts: where a file's timestamps begin and whether it
+ * exists on disk already. */
+void	queue_file_init(struct queue *q, uint32_t file, int64_t base_ts,
+	    bool exists);
+
+/* Offer n updates to a file; values come from fn(ctx, file, k).  Returns the
+ * number enqueued (the rest were dropped by a high-water mark). */
+uint64_t queue_push(struct queue *q, uint32_t file, uint32_t n,
+	    queue_value_fn fn, void *ctx);
+/* Queue a create for a missing file (synchronous-create mode). */
+void	queue_push_create(struct queue *q, uint32_t file);
+
+/* Take the next file's work, blocking while there is none.  Returns false
+ * once the queue is closed and empty.  now is monotonic seconds (drives
+ * aged promotion). */
+bool	queue_take(struct queue *q, struct queue_batch *b, double now);
+/* Non-blocking take; false when nothing is selectable. */
+bool	queue_try_take(struct queue *q, struct queue_batch *b, double now);
+/* Return a batch: counts it completed or failed, frees its values,
+ * unreserves the file.  Returns updates_completed after it. */
+uint64_t queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
+	    bool update_ok);
+
+/* The no-queue path: wait for the file's reservation, assign timestamps
+ * and values to n updates, and hand them back as a batch already in
+ * flight; finish with queue_done(). */
+void	queue_direct_begin(struct queue *q, uint32_t file, uint32_t n,
+	    queue_value_fn fn, void *ctx, struct queue_batch *b);
+
+/* Drop every pending update (stop --no-drain); returns how many. */
+uint64_t queue_discard(struct queue *q);
+/* Wake every blocked writer; queue_take returns false once empty. */
+void	queue_close(struct queue *q);
+
+void	queue_snapshot(struct queue *q, struct queue_counters *c);
+/* True when nothing is pending or in flight. */
+bool	queue_idle(struct queue *q);
+
+void	queue_iter_init(struct queue_iter *it, const struct queue_batch *b);
+bool	queue_iter_next(struct queue_iter *it, double *v);
+
+/* Release the memory of a batch's values (queue_done does this). */
+void	queue_batch_free(struct queue_batch *b);
+
+#endif

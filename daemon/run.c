@@ -1,0 +1,548 @@
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loadgen.h"
+#include "log.h"
+#include "queue.h"
+#include "rrdfile.h"
+#include "run.h"
+#include "stats.h"
+#include "stresslog.h"
+#include "util.h"
+#include "writer.h"
+
+struct run {
+	unsigned		 id;
+	enum run_state		 state;
+	struct stress_params	 p;
+	char			 run_dir[4200];
+	char			 log_path[4300];
+	char			 reason[1200];
+
+	struct queue		*q;
+	struct writer_pool	*wp;
+	struct loadgen		*lg;
+	struct stresslog	*sl;
+	double			*replay;
+	size_t			 nreplay;
+	uint64_t		 missing;	/* files to create */
+
+	double			 start_mono, end_mono;
+	time_t			 start_wall, end_wall;
+	bool			 stop_requested, discard;
+	uint64_t		 generated;	/* final, once ended */
+	struct queue_counters	 last;		/* window of "current" rates */
+	struct queue_counters	 final;		/* frozen at the end */
+
+	pthread_mutex_t		 err_mu;
+	unsigned		 nkept;
+	char			 kept[RUN_ERRORS_KEPT][1024];
+};
+
+const char *
+run_state_name(enum run_state s)
+{
+	static const char *const names[] = {
+		"idle", "creating", "running", "draining", "done", "stopped",
+		"failed"
+	};
+
+	return names[s];
+}
+
+/* ------------------------------------------------------------ hooks */
+
+static void
+on_error(void *arg, const char *msg)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->err_mu);
+	if (r->nkept < RUN_ERRORS_KEPT) {
+		snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", msg);
+		log_warnx("run %u: %s", r->id, msg);
+		if (r->nkept == RUN_ERRORS_KEPT)
+			log_warnx("run %u: further errors are only counted",
+			    r->id);
+	}
+	pthread_mutex_unlock(&r->err_mu);
+}
+
+/* A stats block every `modulus` completed updates, as the original. */
+static void
+on_progress(void *arg, uint64_t completed, uint64_t count)
+{
+	struct run *r = arg;
+
+	if (completed / r->p.modulus != (completed - count) / r->p.modulus)
+		stresslog_block(r->sl, r->q);
+}
+
+static const struct writer_hooks *
+hooks_of(struct run *r)
+{
+	static _Thread_local struct writer_hooks h;
+
+	h.error = on_error;
+	h.progress = on_progress;
+	h.arg = r;
+	return &h;
+}
+
+/* ------------------------------------------------------------ setup */
+
+#define BAD(f, ...) do {						\
+	*field = (f);							\
+	snprintf(err, errlen, __VA_ARGS__);				\
+	goto fail;							\
+} while (0)
+
+/*
+ * Create a probe file with the run's layout inside the target directory:
+ * it proves the directory writable by librrd, validates the RRA list with
+ * librrd's own parser, and gives the layout existing files must match.
+ */
+static int
+probe_layout(struct run *r, char *layout, size_t len, const char **field,
+    char *err, size_t errlen)
+{
+	char path[4200], msg[1024];
+	time_t last;
+
+	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd", r->p.dir,
+	    (long)getpid());
+	if (rrdfile_create(&r->p, path, (time_t)r->p.start, msg,
+	    sizeof(msg)) == -1) {
+		unlink(path);
+		if (access(r->p.dir, W_OK) == -1)
+			BAD("dir", "dir %s is not writable: %s", r->p.dir,
+			    strerror(errno));
+		BAD("rras", "librrd refuses this layout: %s", msg);
+	}
+	if (rrdfile_layout(path, layout, len, &last, msg, sizeof(msg)) == -1) {
+		unlink(path);
+		BAD("dir", "%s", msg);
+	}
+	unlink(path);
+	return 0;
+fail:
+	return -1;
+}
+
+/* Check every file of the run: reuse those with the same layout (their
+ * timestamps continue after rrd_last), refuse any other layout. */
+static int
+scan_files(struct run *r, const char *layout, const char **field, char *err,
+    size_t errlen)
+{
+	char path[4200], have[8192], msg[1024];
+	uint64_t reused = 0;
+
+	for (uint32_t n = 0; n < r->p.files; n++) {
+		struct stat st;
+		time_t last;
+
+		if (rrdfile_path(&r->p, n, path, sizeof(path)) == -1)
+			BAD("dir", "dir %s: file path too long", r->p.dir);
+		if (stat(path, &st) == -1) {
+			if (errno != ENOENT)
+				BAD("dir", "%s: %s", path, strerror(errno));
+			queue_file_init(r->q, n, (int64_t)r->p.start, false);
+			r->missing++;
+			continue;
+		}
+		if (rrdfile_layout(path, have, sizeof(have), &last, msg,
+		    sizeof(msg)) == -1)
+			BAD("dir", "existing file cannot be reused: %s", msg);
+		if (strcmp(have, layout) != 0)
+			BAD("dir", "existing file %s has another layout (step, "
+			    "data sources or RRAs) than this run asks for; "
+			    "remove it or use another dir", path);
+		queue_file_init(r->q, n, (int64_t)last, true);
+		reused++;
+	}
+	if (reused > 0)
+		log_info("run %u: reusing %llu existing files", r->id,
+		    (unsigned long long)reused);
+	return 0;
+fail:
+	return -1;
+}
+
+static int
+make_dirs(struct run *r, const char **field, char *err, size_t errlen)
+{
+	char path[4200];
+
+	if (util_mkdir_p(r->p.dir, 0755) == -1)
+		BAD("dir", "cannot create dir %s: %s", r->p.dir,
+		    strerror(errno));
+	for (uint64_t d = 0; r->p.files_per_dir > 0 &&
+	    d * r->p.files_per_dir < r->p.files; d++) {
+		snprintf(path, sizeof(path), "%s/%llu", r->p.dir,
+		    (unsigned long long)d);
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			BAD("dir", "cannot create %s: %s", path,
+			    strerror(errno));
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+static void
+start_load(struct run *r)
+{
+	r->lg = loadgen_start(r->q, &r->p, r->replay, r->nreplay, hooks_of(r));
+	if (r->lg == NULL) {
+		snprintf(r->reason, sizeof(r->reason),
+		    "cannot start generator threads");
+		r->state = RUN_DRAINING;
+		r->stop_requested = true;
+		return;
+	}
+	r->state = RUN_RUNNING;
+	log_info("run %u: running, %llu generator threads", r->id,
+	    (unsigned long long)r->p.threads);
+}
+
+struct run *
+run_start(unsigned id, const char *state_dir, const struct stress_params *p,
+    const char **field, char *err, size_t errlen)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	struct queue_config qc;
+	char layout[8192];
+
+	*field = NULL;
+	if (r == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&r->err_mu, NULL);
+	r->id = id;
+	if (knobs_copy(&r->p, p) == -1)
+		BAD("args", "out of memory");
+	if (r->p.update_file[0] != '\0' && loadgen_read_values(
+	    r->p.update_file, &r->replay, &r->nreplay, err, errlen) == -1) {
+		*field = "update_file";
+		goto fail;
+	}
+	if (make_dirs(r, field, err, errlen) == -1 ||
+	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
+		goto fail;
+
+	memset(&qc, 0, sizeof(qc));
+	qc.files = (uint32_t)r->p.files;
+	qc.prioritize = r->p.prioritize;
+	qc.max_insig_update_seconds = r->p.max_insig_update_seconds;
+	qc.queue_high_water = r->p.queue_high_water;
+	qc.sig_high_water = r->p.sig_high_water;
+	qc.insig_high_water = r->p.insig_high_water;
+	qc.queue_creates = r->p.queue_creates;
+	if ((r->q = queue_create(&qc)) == NULL)
+		BAD("files", "out of memory for %llu files",
+		    (unsigned long long)r->p.files);
+	if (scan_files(r, layout, field, err, errlen) == -1)
+		goto fail;
+
+	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", state_dir, id);
+	if (util_mkdir_p(r->run_dir, 0755) == -1)
+		BAD("state_dir", "cannot create %s: %s", r->run_dir,
+		    strerror(errno));
+	snprintf(r->log_path, sizeof(r->log_path), "%s/stress.log",
+	    r->run_dir);
+	r->start_mono = util_now();
+	r->start_wall = time(NULL);
+	r->last.taken_at = r->start_mono;
+	if ((r->sl = stresslog_open(r->log_path, id, &r->p,
+	    r->start_mono)) == NULL)
+		BAD("state_dir", "cannot write %s: %s", r->log_path,
+		    strerror(errno));
+	if ((r->wp = writer_pool_start(r->q, &r->p,
+	    (unsigned)r->p.write_threads, false, hooks_of(r))) == NULL)
+		BAD("write_threads", "cannot start %llu writer threads",
+		    (unsigned long long)r->p.write_threads);
+
+	log_info("run %u: %llu files in %s (%llu to create), %llu updates, "
+	    "%llu writers", id, (unsigned long long)r->p.files, r->p.dir,
+	    (unsigned long long)r->missing,
+	    (unsigned long long)r->p.max_updates,
+	    (unsigned long long)r->p.write_threads);
+	if (!r->p.queue_creates && r->missing > 0) {
+		/* Synchronous creates: the writer pool creates every missing
+		 * file before the first update is generated. */
+		r->state = RUN_CREATING;
+		for (uint32_t n = 0; n < r->p.files; n++) {
+			char path[4200];
+			struct stat st;
+
+			rrdfile_path(&r->p, n, path, sizeof(path));
+			if (stat(path, &st) == -1)
+				queue_push_create(r->q, n);
+		}
+	} else
+		start_load(r);
+	return r;
+fail:
+	run_free(r);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static void
+finish(struct run *r, enum run_state final)
+{
+	queue_close(r->q);
+	if (r->lg != NULL) {
+		loadgen_stop(r->lg);
+		r->generated = loadgen_generated(r->lg);
+		loadgen_join(r->lg);
+		r->lg = NULL;
+	}
+	writer_pool_join(r->wp);
+	r->wp = NULL;
+	queue_snapshot(r->q, &r->final);
+	stresslog_block(r->sl, r->q);
+	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
+	    r->reason[0] ? ": " : "", r->reason);
+	stresslog_close(r->sl);
+	r->sl = NULL;
+	queue_destroy(r->q);
+	r->q = NULL;
+	r->end_mono = util_now();
+	r->end_wall = time(NULL);
+	r->state = final;
+	log_info("run %u %s: %llu updates completed, %llu failed, %llu "
+	    "dropped, %llu errors%s%s", r->id, run_state_name(final),
+	    (unsigned long long)r->final.updates_completed,
+	    (unsigned long long)r->final.updates_failed,
+	    (unsigned long long)r->final.dropped,
+	    (unsigned long long)r->final.errors,
+	    r->reason[0] ? ": " : "", r->reason);
+}
+
+bool
+run_tick(struct run *r)
+{
+	struct queue_counters c;
+
+	switch (r->state) {
+	case RUN_CREATING:
+		queue_snapshot(r->q, &c);
+		if (c.creates_pending > 0)
+			return false;
+		if (c.creates_completed == 0) {
+			snprintf(r->reason, sizeof(r->reason),
+			    "every create failed; first error: %s",
+			    r->nkept > 0 ? r->kept[0] : "none recorded");
+			finish(r, RUN_FAILED);
+			return true;
+		}
+		start_load(r);
+		return false;
+	case RUN_RUNNING:
+		if (loadgen_finished(r->lg))
+			r->state = RUN_DRAINING;
+		return false;
+	case RUN_DRAINING:
+		if (r->discard)
+			queue_discard(r->q);
+		if (r->lg != NULL && !loadgen_finished(r->lg))
+			return false;
+		if (!queue_idle(r->q))
+			return false;
+		finish(r, r->reason[0] && r->lg == NULL && !r->stop_requested ?
+		    RUN_FAILED : r->stop_requested ? RUN_STOPPED : RUN_DONE);
+		return true;
+	default:
+		return false;
+	}
+}
+
+void
+run_stop(struct run *r, bool drain)
+{
+	if (!run_active(r))
+		return;
+	r->stop_requested = true;
+	r->discard = !drain;
+	if (r->lg != NULL)
+		loadgen_stop(r->lg);
+	if (!drain)
+		queue_discard(r->q);
+	r->state = RUN_DRAINING;
+	log_info("run %u: stopping, %s", r->id,
+	    drain ? "draining the queue" : "discarding the queue");
+}
+
+enum run_state
+run_state(const struct run *r)
+{
+	return r == NULL ? RUN_IDLE : r->state;
+}
+
+bool
+run_active(const struct run *r)
+{
+	return r != NULL && r->state >= RUN_CREATING &&
+	    r->state <= RUN_DRAINING;
+}
+
+unsigned
+run_id(const struct run *r)
+{
+	return r == NULL ? 0 : r->id;
+}
+
+/* ------------------------------------------------------------ reporting */
+
+static void
+add_run_keys(json_object *o, const struct run *r, double now,
+    uint64_t generated)
+{
+	double end = run_active(r) ? now : r->end_mono;
+
+	json_object_object_add(o, "state",
+	    json_object_new_string(run_state_name(r->state)));
+	json_object_object_add(o, "run_id", json_object_new_int64(r->id));
+	json_object_object_add(o, "elapsed_s",
+	    json_object_new_double(end - r->start_mono));
+	json_object_object_add(o, "generated",
+	    json_object_new_int64((int64_t)generated));
+	json_object_object_add(o, "max_updates",
+	    json_object_new_int64((int64_t)r->p.max_updates));
+	if (r->reason[0] != '\0')
+		json_object_object_add(o, "reason",
+		    json_object_new_string(r->reason));
+}
+
+json_object *
+run_stats_json(struct run *r)
+{
+	struct queue_counters c;
+	struct stats_rates cur, all;
+	uint64_t generated;
+	json_object *o;
+
+	if (run_active(r)) {
+		queue_snapshot(r->q, &c);
+		generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+	} else {
+		c = r->final;
+		generated = r->generated;
+	}
+	if (c.taken_at > r->last.taken_at)
+		stats_rates_window(&r->last, &c, &cur);
+	else
+		memset(&cur, 0, sizeof(cur));
+	stats_rates_overall(&c, c.taken_at, &all);
+	r->last = c;
+	o = stats_to_json(&c, &cur, &all);
+	add_run_keys(o, r, c.taken_at, generated);
+	return o;
+}
+
+json_object *
+run_idle_stats_json(void)
+{
+	struct queue_counters c;
+	struct stats_rates z;
+	json_object *o;
+
+	memset(&c, 0, sizeof(c));
+	memset(&z, 0, sizeof(z));
+	o = stats_to_json(&c, &z, &z);
+	json_object_object_add(o, "state", json_object_new_string("idle"));
+	json_object_object_add(o, "run_id", json_object_new_int64(0));
+	json_object_object_add(o, "elapsed_s", json_object_new_double(0));
+	json_object_object_add(o, "generated", json_object_new_int64(0));
+	json_object_object_add(o, "max_updates", json_object_new_int64(0));
+	return o;
+}
+
+static json_object *
+iso_time(time_t t)
+{
+	char buf[32];
+	struct tm tm;
+
+	if (t == 0)
+		return NULL;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_object_new_string(buf);
+}
+
+json_object *
+run_status_json(const struct run *r)
+{
+	json_object *o = json_object_new_object(), *msgs;
+
+	json_object_object_add(o, "id", json_object_new_int64(r->id));
+	json_object_object_add(o, "state",
+	    json_object_new_string(run_state_name(r->state)));
+	json_object_object_add(o, "dir", json_object_new_string(r->p.dir));
+	json_object_object_add(o, "run_dir",
+	    json_object_new_string(r->run_dir));
+	json_object_object_add(o, "log", json_object_new_string(r->log_path));
+	json_object_object_add(o, "started_at", iso_time(r->start_wall));
+	json_object_object_add(o, "ended_at", iso_time(r->end_wall));
+	json_object_object_add(o, "reason", r->reason[0] ?
+	    json_object_new_string(r->reason) : NULL);
+	json_object_object_add(o, "params", knobs_to_json(&r->p));
+	msgs = json_object_new_array();
+	pthread_mutex_lock((pthread_mutex_t *)&r->err_mu);
+	for (unsigned i = 0; i < r->nkept; i++)
+		json_object_array_add(msgs, json_object_new_string(r->kept[i]));
+	pthread_mutex_unlock((pthread_mutex_t *)&r->err_mu);
+	json_object_object_add(o, "error_messages", msgs);
+	return o;
+}
+
+void
+run_summary(struct run *r, char *buf, size_t len)
+{
+	struct queue_counters c;
+
+	if (r == NULL || !run_active(r)) {
+		snprintf(buf, len, "idle");
+		return;
+	}
+	queue_snapshot(r->q, &c);
+	snprintf(buf, len, "%s run %u: %llu/%llu updates, significant queue "
+	    "%llu, %llu errors", run_state_name(r->state), r->id,
+	    (unsigned long long)c.updates_completed,
+	    (unsigned long long)r->p.max_updates,
+	    (unsigned long long)c.significant_ops_pending,
+	    (unsigned long long)c.errors);
+}
+
+void
+run_free(struct run *r)
+{
+	if (r == NULL)
+		return;
+	if (run_active(r)) {
+		run_stop(r, false);
+		finish(r, RUN_STOPPED);
+	}
+	if (r->q != NULL) {
+		/* a run refused before it started */
+		queue_close(r->q);
+		writer_pool_join(r->wp);
+		queue_destroy(r->q);
+	}
+	stresslog_close(r->sl);
+	knobs_free(&r->p);
+	free(r->replay);
+	pthread_mutex_destroy(&r->err_mu);
+	free(r);
+}

@@ -1,0 +1,50 @@
+/* One run's lifecycle: validation, setup of queue, writers and generators,
+ * the state machine idle -> creating -> running -> draining -> done |
+ * stopped | failed, its stress.log, its error record and its stats. */
+#ifndef STRESSD_RUN_H
+#define STRESSD_RUN_H
+
+#include <stdbool.h>
+#include <json-c/json.h>
+
+#include "knobs.h"
+
+enum run_state {
+	RUN_IDLE, RUN_CREATING, RUN_RUNNING, RUN_DRAINING,
+	RUN_DONE, RUN_STOPPED, RUN_FAILED
+};
+
+/* First error messages kept verbatim; later ones are only counted. */
+#define RUN_ERRORS_KEPT	10
+
+struct run;
+
+const char	*run_state_name(enum run_state s);
+
+/*
+ * Validate p, prepare the files and start the run as STATE/runs/<id>.
+ * On a bad parameter returns NULL with the offending field in *field and a
+ * message in err; the daemon is unchanged.
+ */
+struct run	*run_start(unsigned id, const char *state_dir,
+		    const struct stress_params *p, const char **field,
+		    char *err, size_t errlen);
+/* Advance the state machine; true when the run just ended. */
+bool		 run_tick(struct run *r);
+/* Stop generating; drain the queue, or discard it and count it dropped. */
+void		 run_stop(struct run *r, bool drain);
+enum run_state	 run_state(const struct run *r);
+bool		 run_active(const struct run *r);
+unsigned	 run_id(const struct run *r);
+
+/* The `stats` result; "current" rates since the previous call. */
+json_object	*run_stats_json(struct run *r);
+/* The run object of `status`. */
+json_object	*run_status_json(const struct run *r);
+/* `stats` when there has been no run. */
+json_object	*run_idle_stats_json(void);
+/* One line for the log and systemd status. */
+void		 run_summary(struct run *r, char *buf, size_t len);
+void		 run_free(struct run *r);
+
+#endif

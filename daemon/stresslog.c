@@ -1,0 +1,123 @@
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "stresslog.h"
+
+struct stresslog {
+	pthread_mutex_t		mu;
+	FILE			*fp;
+	double			run_start;
+	struct queue_counters	prev;
+};
+
+struct stresslog *
+stresslog_open(const char *path, unsigned run_id,
+    const struct stress_params *p, double run_start)
+{
+	struct stresslog *sl = calloc(1, sizeof(*sl));
+	json_object *params = NULL;
+
+	if (sl == NULL)
+		return NULL;
+	if ((sl->fp = fopen(path, "we")) == NULL) {
+		free(sl);
+		return NULL;
+	}
+	pthread_mutex_init(&sl->mu, NULL);
+	sl->run_start = run_start;
+	sl->prev.taken_at = run_start;
+	fprintf(sl->fp, "# stressd run %u\n", run_id);
+	params = knobs_to_json(p);
+	json_object_object_foreach(params, key, val) {
+		if (json_object_get_type(val) == json_type_array) {
+			for (size_t i = 0; i < json_object_array_length(val); i++)
+				fprintf(sl->fp, "%s = %s\n", key,
+				    json_object_get_string(
+				    json_object_array_get_idx(val, i)));
+		} else
+			fprintf(sl->fp, "%s = %s\n", key,
+			    json_object_get_string(val));
+	}
+	json_object_put(params);
+	fflush(sl->fp);
+	return sl;
+}
+
+void
+stresslog_block(struct stresslog *sl, struct queue *q)
+{
+	struct queue_counters snap, *c = &snap;
+	struct stats_rates cur, all;
+	double since_first, total, promotion_rate;
+
+	pthread_mutex_lock(&sl->mu);
+	queue_snapshot(q, c);
+	stats_rates_window(&sl->prev, c, &cur);
+	stats_rates_overall(c, c->taken_at, &all);
+	since_first = c->first_dequeue > 0 ? c->taken_at - c->first_dequeue : 0;
+	total = c->taken_at - sl->run_start;
+	promotion_rate = total > 0 ? c->promotion_count / total : 0;
+	fprintf(sl->fp, "%llu samples stored, %.2f updates/sec avg since first "
+	    "update %.2f updates/sec avg for all time:\n",
+	    (unsigned long long)c->updates_completed,
+	    since_first > 0 ? c->updates_completed / since_first : 0,
+	    total > 0 ? c->updates_completed / total : 0);
+	fprintf(sl->fp, "QS:\ttotalOperationsPending=%llu, "
+	    "significantOpsPending=%llu, filesWithSignificantWork=%llu, "
+	    "filesWithInsignificantWork=%llu\n",
+	    (unsigned long long)c->total_operations_pending,
+	    (unsigned long long)c->significant_ops_pending,
+	    (unsigned long long)c->files_with_significant_work,
+	    (unsigned long long)c->files_with_insignificant_work);
+	fprintf(sl->fp, "QS:\t, createsCompleted=%llu, updatesCompleted=%llu, "
+	    "errors=%llu, promotionRate=%.2f, promotionCount=%llu\n",
+	    (unsigned long long)c->creates_completed,
+	    (unsigned long long)c->updates_completed,
+	    (unsigned long long)c->errors, promotion_rate,
+	    (unsigned long long)c->promotion_count);
+	fprintf(sl->fp, "QS:\t, currentEnqueueRates=(%.2f/%.2f/%.2f), "
+	    "currentDequeueRate=(%.2f/%.2f/%.2f), currentItemDequeRate=%.2f, "
+	    "currentOpsPerUpdate=%.2f, currentPrcntSignificant=%.2f%%, "
+	    "elapsedTime=%.3f\n",
+	    cur.enq_sig, cur.enq_insig, cur.enq_total, cur.deq_sig,
+	    cur.deq_insig, cur.deq_total, cur.items_per_s, cur.ops_per_update,
+	    cur.pct_significant, cur.seconds);
+	fprintf(sl->fp, "QS:\t, overallEnqueueRate=(%.2f/%.2f/%.2f), "
+	    "overallDequeueRate=(%.2f/%.2f/%.2f), overallItemDequeRate=%.2f, "
+	    "overallOpsPerUpdate=%.2f, overallPrcntSignificant=%.2f%%, "
+	    "totalElapsedTime=%.3f\n",
+	    all.enq_sig, all.enq_insig, all.enq_total, all.deq_sig,
+	    all.deq_insig, all.deq_total, all.items_per_s, all.ops_per_update,
+	    all.pct_significant, all.seconds);
+	fflush(sl->fp);
+	sl->prev = *c;
+	pthread_mutex_unlock(&sl->mu);
+}
+
+void
+stresslog_line(struct stresslog *sl, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&sl->mu);
+	va_start(ap, fmt);
+	vfprintf(sl->fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', sl->fp);
+	fflush(sl->fp);
+	pthread_mutex_unlock(&sl->mu);
+}
+
+void
+stresslog_close(struct stresslog *sl)
+{
+	if (sl == NULL)
+		return;
+	fclose(sl->fp);
+	pthread_mutex_destroy(&sl->mu);
+	free(sl);
+}

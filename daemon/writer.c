@@ -1,0 +1,184 @@
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rrd.h>
+
+#include "log.h"
+#include "rrdfile.h"
+#include "util.h"
+#include "writer.h"
+
+struct writer_pool {
+	struct queue			*q;
+	const struct stress_params	*p;
+	bool				 null_sink;
+	struct writer_hooks		 hooks;
+	unsigned			 n;
+	pthread_t			*threads;
+};
+
+/* Longest "ts:v:v..." text of one update: 20 digits of time and NUL
+ * in 24 bytes, then 26 for each value with its colon. */
+#define LINE_MAX_LEN(ds)	(24 + (size_t)(ds) * 26)
+
+void
+writer_ctx_init(struct writer_ctx *w, const struct stress_params *p)
+{
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+}
+
+void
+writer_ctx_free(struct writer_ctx *w)
+{
+	free(w->buf);
+	free(w->argv);
+	memset(w, 0, sizeof(*w));
+}
+
+static void
+ensure(struct writer_ctx *w, size_t nvalues)
+{
+	size_t need = nvalues * LINE_MAX_LEN(w->p->data_sources);
+
+	if (w->buflen < need) {
+		free(w->buf);
+		if ((w->buf = malloc(need)) == NULL)
+			fatal("writer buffer");
+		w->buflen = need;
+	}
+	if (w->argvcap < nvalues) {
+		free(w->argv);
+		if ((w->argv = calloc(nvalues, sizeof(*w->argv))) == NULL)
+			fatal("writer argv");
+		w->argvcap = nvalues;
+	}
+}
+
+/* ":value", with U for unknown (NaN from an update_file's "U"). */
+static int
+format_value(char *out, size_t len, double v)
+{
+	return isnan(v) ? snprintf(out, len, ":U") :
+	    snprintf(out, len, ":%.15g", v);
+}
+
+void
+writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
+    bool *create_ok, bool *update_ok)
+{
+	const struct stress_params *p = w->p;
+	struct queue_iter it;
+	uint64_t k = b->first_k, left = b->count;
+
+	*create_ok = *update_ok = true;
+	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
+		snprintf(w->err, sizeof(w->err), "file %u: path too long",
+		    b->file);
+		*create_ok = !b->create;
+		*update_ok = false;
+		return;
+	}
+	if (b->create && rrdfile_create(p, w->path, (time_t)b->base_ts,
+	    w->err, sizeof(w->err)) == -1)
+		*create_ok = false;
+	if (left == 0)
+		return;
+	queue_iter_init(&it, b);
+	while (left > 0 && *update_ok) {
+		size_t n = left > WRITER_MAX_VALUES_PER_CALL ?
+		    WRITER_MAX_VALUES_PER_CALL : (size_t)left;
+		char *out;
+		double v;
+
+		ensure(w, n);
+		out = w->buf;
+		for (size_t i = 0; i < n; i++, k++) {
+			long long ts = (long long)b->base_ts +
+			    (long long)(k * p->step);
+			int len;
+
+			queue_iter_next(&it, &v);
+			w->argv[i] = out;
+			len = snprintf(out, 24, "%lld", ts);
+			out += len;
+			/* Every data source gets the file's value: the
+			 * queue stores one value per update. */
+			for (uint64_t d = 0; d < p->data_sources; d++)
+				out += format_value(out, 26, v);
+			*out++ = '\0';
+		}
+		rrd_clear_error();
+		w->calls++;
+		if (rrd_update_r(w->path, NULL, (int)n, w->argv) != 0) {
+			rrdfile_error(w->path, w->err, sizeof(w->err));
+			*update_ok = false;
+		}
+		left -= n;
+	}
+}
+
+static void *
+writer_main(void *arg)
+{
+	struct writer_pool *wp = arg;
+	struct writer_ctx w;
+	struct queue_batch b;
+
+	writer_ctx_init(&w, wp->p);
+	while (queue_take(wp->q, &b, util_now())) {
+		bool create_ok = true, update_ok = true;
+		uint64_t completed, count = b.count;
+
+		if (!wp->null_sink)
+			writer_write_batch(&w, &b, &create_ok, &update_ok);
+		completed = queue_done(wp->q, &b, create_ok, update_ok);
+		if ((!create_ok || !update_ok) && wp->hooks.error != NULL)
+			wp->hooks.error(wp->hooks.arg, w.err);
+		if (update_ok && count > 0 && wp->hooks.progress != NULL)
+			wp->hooks.progress(wp->hooks.arg, completed, count);
+	}
+	writer_ctx_free(&w);
+	return NULL;
+}
+
+struct writer_pool *
+writer_pool_start(struct queue *q, const struct stress_params *p,
+    unsigned nthreads, bool null_sink, const struct writer_hooks *hooks)
+{
+	struct writer_pool *wp = calloc(1, sizeof(*wp));
+
+	if (wp == NULL)
+		return NULL;
+	wp->q = q;
+	wp->p = p;
+	wp->null_sink = null_sink;
+	if (hooks != NULL)
+		wp->hooks = *hooks;
+	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL)
+		goto fail;
+	for (; wp->n < nthreads; wp->n++)
+		if (pthread_create(&wp->threads[wp->n], NULL, writer_main,
+		    wp) != 0) {
+			log_warnx("cannot start writer thread %u", wp->n);
+			goto fail;
+		}
+	return wp;
+fail:
+	queue_close(q);
+	writer_pool_join(wp);
+	return NULL;
+}
+
+void
+writer_pool_join(struct writer_pool *wp)
+{
+	if (wp == NULL)
+		return;
+	for (unsigned i = 0; i < wp->n; i++)
+		pthread_join(wp->threads[i], NULL);
+	free(wp->threads);
+	free(wp);
+}

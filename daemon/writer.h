@@ -1,0 +1,56 @@
+/* The writer pool: threads that take a file's pending work from the queue
+ * and persist it with librrd, one rrd_update_r call per batch. */
+#ifndef STRESSD_WRITER_H
+#define STRESSD_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "knobs.h"
+#include "queue.h"
+
+/*
+ * A batch larger than this is written with several rrd_update_r calls of
+ * at most this many values (in time order), so one deep file cannot make a
+ * writer format an unbounded argv.  The queue never holds so many values
+ * for one file in any run below a 10000-deep queue per file.
+ */
+#define WRITER_MAX_VALUES_PER_CALL	10000
+
+/* Per-thread formatting buffers and the last error. */
+struct writer_ctx {
+	const struct stress_params	*p;
+	char				*buf;
+	size_t				 buflen;
+	const char			**argv;
+	size_t				 argvcap;
+	char				 path[4200];
+	char				 err[3072];
+	uint64_t			 calls;	/* rrd_update_r calls made */
+};
+
+void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p);
+void	writer_ctx_free(struct writer_ctx *w);
+/* Create (if the batch asks) and update one file.  On failure the flags
+ * say which step failed and w->err holds librrd's message with the path. */
+void	writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
+	    bool *create_ok, bool *update_ok);
+
+/* What the pool tells its owner after each batch. */
+struct writer_hooks {
+	void	(*error)(void *arg, const char *msg);
+	/* updates_completed went up to completed with this batch */
+	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
+	void	*arg;
+};
+
+struct writer_pool;
+
+/* null_sink: take and return batches without touching disk (benchmarks). */
+struct writer_pool *writer_pool_start(struct queue *q,
+	    const struct stress_params *p, unsigned nthreads, bool null_sink,
+	    const struct writer_hooks *hooks);
+/* Join every writer; call after queue_close(). */
+void	writer_pool_join(struct writer_pool *wp);
+
+#endif
