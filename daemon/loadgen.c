@@ -171,11 +171,28 @@ write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
 		lg->hooks.progress(lg->hooks.arg, completed, n);
 }
 
+/* Offer the staged updates under one lock acquisition. */
+static void
+flush(struct loadgen *lg, struct queue_req *stage, size_t *nstage)
+{
+	uint64_t n = 0;
+
+	if (*nstage == 0)
+		return;
+	queue_push_many(lg->q, stage, *nstage, value_cb, lg);
+	for (size_t i = 0; i < *nstage; i++)
+		n += stage[i].n;
+	atomic_fetch_add(&lg->generated, n);
+	*nstage = 0;
+}
+
 static void *
 loadgen_main(void *arg)
 {
 	struct loadgen *lg = arg;
 	const struct stress_params *p = lg->p;
+	struct queue_req stage[LOADGEN_STAGE];
+	size_t nstage = 0;
 	struct writer_ctx w;
 
 	writer_ctx_init(&w, p);
@@ -190,18 +207,32 @@ loadgen_main(void *arg)
 		n = p->max_updates - claim < p->updates_per_open ?
 		    p->max_updates - claim : p->updates_per_open;
 		/* The n-th update of the run is not issued before
-		 * n * update_time / max_updates seconds. */
-		if (p->update_time > 0 && !pace_until(lg, lg->start +
-		    (double)(claim + 1) * p->update_time /
-		    (double)p->max_updates))
-			break;
+		 * n * update_time / max_updates seconds; what is staged goes
+		 * out before the generator sleeps. */
+		if (p->update_time > 0) {
+			double due = lg->start + (double)(claim + 1) *
+			    p->update_time / (double)p->max_updates;
+
+			if (util_now() < due) {
+				flush(lg, stage, &nstage);
+				if (!pace_until(lg, due))
+					break;
+			}
+		}
 		file = (uint32_t)(atomic_fetch_add(&lg->cursor, 1) % p->files);
-		if (p->use_queue)
-			queue_push(lg->q, file, (uint32_t)n, value_cb, lg);
-		else
+		if (!p->use_queue) {
 			write_direct(lg, &w, file, (uint32_t)n);
-		atomic_fetch_add(&lg->generated, n);
+			atomic_fetch_add(&lg->generated, n);
+			continue;
+		}
+		stage[nstage].file = file;
+		stage[nstage++].n = (uint32_t)n;
+		if (nstage == LOADGEN_STAGE)
+			flush(lg, stage, &nstage);
 	}
+	/* Staged updates of a stopped run were never offered: drop them. */
+	if (!atomic_load(&lg->stop))
+		flush(lg, stage, &nstage);
 	writer_ctx_free(&w);
 	atomic_fetch_sub(&lg->running, 1);
 	return NULL;

@@ -14,6 +14,15 @@
 
 struct loadgen;
 
+/*
+ * A generator stages up to this many picks (file, updates_per_open) and
+ * offers them to the queue under one lock acquisition: it cuts the lock
+ * and wake-up traffic per update by this factor.  Staged updates are
+ * offered before the generator sleeps for pacing, so a paced run is
+ * delayed by at most the time to pick this many updates.
+ */
+#define LOADGEN_STAGE	64
+
 /* Values of an update_file (ts:value lines; the ts part is ignored).
  * 0, or -1 with "line N: ..." in err. */
 int	loadgen_read_values(const char *path, double **values, size_t *n,

@@ -102,25 +102,39 @@ has_work(const struct qfile *qf)
 }
 
 /* Put an unreserved file with work on the list its work calls for, or
- * move it from the low list to the high one when significant work came. */
-static void
+ * move it from the low list to the high one when significant work came.
+ * True when the file became selectable (a writer may be woken for it). */
+static bool
 list_file(struct queue *q, uint32_t i)
 {
 	struct qfile *qf = &q->f[i];
 	bool high = !q->cfg.prioritize || qf->n_sig > 0 || qf->create_pending;
 
 	if (qf->reserved || !has_work(qf))
-		return;
+		return false;
 	if (qf->list == LIST_INSIG && high)
 		list_remove(q, &q->insig, i);
 	if (qf->list != LIST_NONE)
-		return;
+		return false;
 	if (high)
 		list_push_tail(q, &q->sig, i, LIST_SIG);
 	else
 		list_push_tail(q, &q->insig, i, LIST_INSIG);
-	if (q->idle_writers > 0)
-		pthread_cond_signal(&q->work);
+	return true;
+}
+
+/* Wake as many sleeping writers as files became selectable, no more: a
+ * futex wake per update would cost more than the enqueue itself. */
+static void
+wake_writers(struct queue *q, uint64_t listed)
+{
+	if (listed == 0 || q->idle_writers == 0)
+		return;
+	if (listed >= q->idle_writers)
+		pthread_cond_broadcast(&q->work);
+	else
+		while (listed-- > 0)
+			pthread_cond_signal(&q->work);
 }
 
 /* ------------------------------------------------------------ values */
@@ -293,17 +307,16 @@ over_high_water(const struct queue *q, bool sig)
 	return false;
 }
 
-uint64_t
-queue_push(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
-    void *ctx)
+/* Offer n updates to one file; the caller holds the lock.  Returns the
+ * number accepted; *listed is set when the file became selectable. */
+static uint64_t
+push_locked(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
+    void *ctx, double *now, bool *listed)
 {
 	struct qfile *qf = &q->f[file];
 	uint64_t accepted = 0;
-	double now = 0;
-	bool was_empty;
+	bool was_empty = qf->head == NULL;
 
-	pthread_mutex_lock(&q->mu);
-	was_empty = qf->head == NULL;
 	if (q->cfg.queue_creates && !qf->exists && !qf->create_pending &&
 	    !qf->reserved)
 		create_locked(q, qf);
@@ -332,10 +345,39 @@ queue_push(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
 		}
 	}
 	if (was_empty && qf->head != NULL) {
-		now = util_now();
-		qf->oldest = now;
+		if (*now == 0)
+			*now = util_now();
+		qf->oldest = *now;
 	}
-	list_file(q, file);
+	*listed = list_file(q, file);
+	return accepted;
+}
+
+uint64_t
+queue_push(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
+    void *ctx)
+{
+	struct queue_req req = { file, n };
+
+	return queue_push_many(q, &req, 1, fn, ctx);
+}
+
+uint64_t
+queue_push_many(struct queue *q, const struct queue_req *reqs, size_t nreqs,
+    queue_value_fn fn, void *ctx)
+{
+	uint64_t accepted = 0, listed = 0;
+	double now = 0;
+
+	pthread_mutex_lock(&q->mu);
+	for (size_t i = 0; i < nreqs; i++) {
+		bool l;
+
+		accepted += push_locked(q, reqs[i].file, reqs[i].n, fn, ctx,
+		    &now, &l);
+		listed += l;
+	}
+	wake_writers(q, listed);
 	pthread_mutex_unlock(&q->mu);
 	return accepted;
 }
@@ -348,7 +390,7 @@ queue_push_create(struct queue *q, uint32_t file)
 	pthread_mutex_lock(&q->mu);
 	if (!qf->create_pending) {
 		create_locked(q, qf);
-		list_file(q, file);
+		wake_writers(q, list_file(q, file));
 	}
 	pthread_mutex_unlock(&q->mu);
 }
@@ -467,8 +509,11 @@ queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
 	struct qfile *qf = &q->f[b->file];
 	uint64_t completed;
 
+	double now = util_now();
+
 	queue_batch_free(b);	/* outside the lock: free() can be slow */
 	pthread_mutex_lock(&q->mu);
+	q->c.last_done = now;
 	if (b->create) {
 		q->c.creates_pending--;
 		if (create_ok) {
@@ -491,8 +536,8 @@ queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
 	}
 	qf->reserved = 0;
 	if (qf->head != NULL)
-		qf->oldest = util_now();	/* arrived while reserved */
-	list_file(q, b->file);
+		qf->oldest = now;	/* arrived while reserved */
+	wake_writers(q, list_file(q, b->file));
 	if (q->direct_waiters > 0)
 		pthread_cond_broadcast(&q->unreserved);
 	completed = q->c.updates_completed;

@@ -14,6 +14,7 @@
 #define STRESSD_QUEUE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct queue;
@@ -56,6 +57,7 @@ struct queue_counters {
 	uint64_t	errors;
 	uint64_t	promotion_count;
 	double		first_dequeue;	/* monotonic s of the first dequeue, 0 = none */
+	double		last_done;	/* monotonic s of the last returned batch */
 	double		taken_at;	/* monotonic s of this snapshot */
 };
 
@@ -102,6 +104,14 @@ void	queue_file_init(struct queue *q, uint32_t file, int64_t base_ts,
  * number enqueued (the rest were dropped by a high-water mark). */
 uint64_t queue_push(struct queue *q, uint32_t file, uint32_t n,
 	    queue_value_fn fn, void *ctx);
+/* The same for several files under one lock acquisition (generators stage
+ * their updates and offer them in groups); returns the number enqueued. */
+struct queue_req {
+	uint32_t	file;
+	uint32_t	n;
+};
+uint64_t queue_push_many(struct queue *q, const struct queue_req *reqs,
+	    size_t nreqs, queue_value_fn fn, void *ctx);
 /* Queue a create for a missing file (synchronous-create mode). */
 void	queue_push_create(struct queue *q, uint32_t file);
 

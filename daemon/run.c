@@ -443,7 +443,10 @@ run_stats_json(struct run *r)
 		stats_rates_window(&r->last, &c, &cur);
 	else
 		memset(&cur, 0, sizeof(cur));
-	stats_rates_overall(&c, c.taken_at, &all);
+	/* A run that ended is measured to its last write, not to the tick
+	 * that noticed the end. */
+	stats_rates_overall(&c, run_active(r) || c.last_done == 0 ?
+	    c.taken_at : c.last_done, &all);
 	r->last = c;
 	o = stats_to_json(&c, &cur, &all);
 	add_run_keys(o, r, c.taken_at, generated);

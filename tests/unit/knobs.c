@@ -1,0 +1,154 @@
+/* Unit tests of common/knobs.c: defaults, validation and the errors that
+ * name the offending field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "knobs.h"
+
+static int
+apply(struct stress_params *p, const char *json, const char **field,
+    char *err)
+{
+	json_object *o = json_tokener_parse(json);
+	int r;
+
+	knobs_defaults(p);
+	r = knobs_apply(p, o, field, err, 256);
+	json_object_put(o);
+	return r;
+}
+
+static void
+test_defaults(void **state)
+{
+	struct stress_params p;
+
+	(void)state;
+	knobs_defaults(&p);
+	assert_int_equal(p.files, 10000);
+	assert_int_equal(p.threads, 1);
+	assert_int_equal(p.write_threads, 2);
+	assert_int_equal(p.max_updates, 1000);
+	assert_int_equal(p.modulus, 1000);
+	assert_true(p.update_time == 300);
+	assert_int_equal(p.zero_files, 5000);
+	assert_int_equal(p.step, 300);
+	assert_int_equal(p.nrras, 4);
+	assert_string_equal(p.rras[0], "RRA:AVERAGE:0.5:1:8928");
+	assert_true(p.use_queue);
+	assert_true(p.queue_creates);
+	assert_false(p.prioritize);
+	assert_int_equal(p.start, 946710000);
+	knobs_free(&p);
+}
+
+static void
+test_apply_ok(void **state)
+{
+	struct stress_params p;
+	const char *field;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(apply(&p, "{\"dir\":\"/x\",\"files\":30000,"
+	    "\"write_threads\":10,\"update_time\":0,\"prioritize\":true,"
+	    "\"rras\":[\"RRA:AVERAGE:0.5:1:10\"]}", &field, err), 0);
+	assert_int_equal(p.files, 30000);
+	assert_int_equal(p.zero_files, 15000);	/* derived from files */
+	assert_int_equal(p.write_threads, 10);
+	assert_true(p.prioritize);
+	assert_int_equal(p.nrras, 1);
+	knobs_free(&p);
+	assert_int_equal(apply(&p, "{\"dir\":\"/x\",\"zero_files\":0,"
+	    "\"rras\":\"RRA:MIN:0.5:1:5,RRA:MAX:0.5:1:5\"}", &field, err), 0);
+	assert_int_equal(p.zero_files, 0);
+	assert_int_equal(p.nrras, 2);
+	knobs_free(&p);
+}
+
+static void
+expect_error(const char *json, const char *want_field, const char *want_text)
+{
+	struct stress_params p;
+	const char *field = NULL;
+	char err[256];
+
+	assert_int_equal(apply(&p, json, &field, err), -1);
+	assert_non_null(field);
+	assert_string_equal(field, want_field);
+	if (strstr(err, want_text) == NULL)
+		fail_msg("%s: error \"%s\" lacks \"%s\"", json, err, want_text);
+	knobs_free(&p);
+}
+
+static void
+test_apply_errors(void **state)
+{
+	(void)state;
+	expect_error("{\"dir\":\"/x\",\"files\":0}", "files", "files must be");
+	expect_error("{\"dir\":\"/x\",\"write_threads\":0}", "write_threads",
+	    "between 1 and 1024");
+	expect_error("{\"dir\":\"/x\",\"write_threads\":1025}", "write_threads",
+	    "1025");
+	expect_error("{\"dir\":\"/x\",\"files\":\"ten\"}", "files",
+	    "not string");
+	expect_error("{\"dir\":\"/x\",\"files\":-5}", "files", "between");
+	expect_error("{\"dir\":\"/x\",\"files\":1.5}", "files", "not double");
+	expect_error("{\"dir\":\"/x\",\"prioritize\":1}", "prioritize",
+	    "true or false");
+	expect_error("{\"dir\":\"/x\",\"bogus\":1}", "bogus", "unknown");
+	expect_error("{\"dir\":\"relative\"}", "dir", "absolute");
+	expect_error("{\"files\":10}", "dir", "required");
+	expect_error("{\"dir\":\"/x\",\"rras\":[\"AVERAGE\"]}", "rras",
+	    "RRA:");
+	expect_error("{\"dir\":\"/x\",\"rras\":[]}", "rras", "at least one");
+	expect_error("{\"dir\":\"/x\",\"update_time\":-1}", "update_time",
+	    "between");
+}
+
+static void
+test_properties(void **state)
+{
+	char err[128];
+	json_object *v;
+
+	(void)state;
+	assert_string_equal(knobs_find_property("stresstest.filecount")->name,
+	    "files");
+	assert_string_equal(knobs_find_property(
+	    "org.opennms.rrd.queuing.writethreads")->name, "write_threads");
+	assert_string_equal(knobs_find_property(
+	    "org.opennms.rrd.queuing.queueCreates")->name, "queue_creates");
+	assert_string_equal(knobs_find_property("stresstest.queuecreates")->name,
+	    "queue_creates");
+	assert_null(knobs_find_property("stresstest.nothing"));
+	assert_null(knobs_find_property("stresstest"));
+	v = knobs_parse_text(knobs_find("files"), "30000", err, sizeof(err));
+	assert_int_equal(json_object_get_int64(v), 30000);
+	json_object_put(v);
+	assert_null(knobs_parse_text(knobs_find("files"), "-3", err,
+	    sizeof(err)));
+	assert_null(knobs_parse_text(knobs_find("files"), "12x", err,
+	    sizeof(err)));
+	assert_non_null(strstr(err, "files"));
+	v = knobs_parse_text(knobs_find("prioritize"), "yes", err, sizeof(err));
+	assert_true(json_object_get_boolean(v));
+	json_object_put(v);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_apply_ok),
+		cmocka_unit_test(test_apply_errors),
+		cmocka_unit_test(test_properties),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
