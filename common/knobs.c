@@ -339,7 +339,11 @@ knobs_apply(struct stress_params *p, json_object *args, const char **field,
 		const struct knob *k = knobs_find(key);
 
 		if (k == NULL) {
-			*field = key;
+			/* A copy, so the field outlives the request. */
+			static _Thread_local char unknown[128];
+
+			snprintf(unknown, sizeof(unknown), "%s", key);
+			*field = unknown;
 			snprintf(err, errlen, "unknown argument '%s'", key);
 			return -1;
 		}

@@ -78,7 +78,7 @@ int	knobs_copy(struct stress_params *dst, const struct stress_params *src);
 
 /*
  * Apply a JSON object of arguments on top of defaults.  On error returns -1
- * and sets *field (the offending key, static or pointing into args) and
+ * and sets *field (the offending key; valid until the next call) and
  * writes a message naming it into err.
  */
 int	knobs_apply(struct stress_params *p, json_object *args,

@@ -1,0 +1,206 @@
+/* Unix socket transport for stressctl: one request line out, one reply
+ * line back. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "util.h"
+
+/* Replies are normally far below this; the cap only stops a runaway peer
+ * from eating all memory. */
+#define CLIENT_MAX_REPLY	(16 * 1024 * 1024)
+
+static int
+connect_socket(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sun;
+	int fd = -1;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "cannot connect to %s: socket path too "
+		    "long (at most %zu bytes)", path, sizeof(sun.sun_path) - 1);
+		goto fail;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+
+	/* CLOEXEC: nothing we run should inherit the control connection. */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "cannot connect to %s: socket: %s", path,
+		    strerror(errno));
+		goto fail;
+	}
+	while (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == EINTR)
+			continue;
+		snprintf(err, errlen, "cannot connect to %s: %s%s", path,
+		    strerror(errno),
+		    errno == ENOENT || errno == ECONNREFUSED ?
+		    " (is stressd running?)" : "");
+		goto fail;
+	}
+	return fd;
+fail:
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+static int
+send_all(int fd, const char *buf, size_t len, const char *path, char *err,
+    size_t errlen)
+{
+	while (len > 0) {
+		/* MSG_NOSIGNAL: a daemon that hangs up must give an error
+		 * message, not kill us with SIGPIPE. */
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: send: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Milliseconds left until deadline for poll(); -1 = no deadline. */
+static int
+poll_timeout(double deadline)
+{
+	double left;
+
+	if (deadline <= 0)
+		return -1;
+	left = (deadline - util_now()) * 1000.0;
+	if (left <= 0)
+		return 0;
+	if (left >= INT_MAX)
+		return INT_MAX;
+	/* Round up so we never spin on a sub-millisecond remainder. */
+	return (int)left + 1;
+}
+
+/* Read until '\n'; a reply may arrive in any number of pieces. */
+static enum client_status
+read_line(int fd, double deadline, char **reply, const char *path, char *err,
+    size_t errlen)
+{
+	char *buf = NULL, *nl;
+	size_t len = 0, cap = 0;
+	enum client_status st = CLIENT_IO;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (cap - len < 4096) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *nbuf;
+
+			if (ncap > CLIENT_MAX_REPLY + 1)
+				ncap = CLIENT_MAX_REPLY + 1;
+			if (ncap <= len + 1) {
+				snprintf(err, errlen, "%s: reply longer than "
+				    "%d bytes", path, CLIENT_MAX_REPLY);
+				goto fail;
+			}
+			if ((nbuf = realloc(buf, ncap)) == NULL) {
+				snprintf(err, errlen, "%s: out of memory for "
+				    "the reply", path);
+				goto fail;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+
+		r = poll(&pfd, 1, poll_timeout(deadline));
+		if (r == -1) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: poll: %s", path,
+			    strerror(errno));
+			goto fail;
+		}
+		if (r == 0) {
+			snprintf(err, errlen, "%s: no reply within the timeout",
+			    path);
+			st = CLIENT_TIMEOUT;
+			goto fail;
+		}
+
+		/* Leave room for the terminating NUL. */
+		n = read(fd, buf + len, cap - len - 1);
+		if (n == -1) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			snprintf(err, errlen, "%s: read: %s", path,
+			    strerror(errno));
+			goto fail;
+		}
+		if (n == 0) {
+			snprintf(err, errlen, "%s: daemon closed the connection "
+			    "%s", path, len ? "in the middle of a reply" :
+			    "without replying");
+			goto fail;
+		}
+		/* Only the new bytes can hold the first newline. */
+		nl = memchr(buf + len, '\n', (size_t)n);
+		len += (size_t)n;
+		if (nl != NULL) {
+			*nl = '\0';
+			*reply = buf;
+			return CLIENT_OK;
+		}
+	}
+fail:
+	free(buf);
+	return st;
+}
+
+enum client_status
+client_call(const char *path, const char *line, double timeout, char **reply,
+    char *err, size_t errlen)
+{
+	enum client_status st;
+	double deadline = timeout > 0 ? util_now() + timeout : 0;
+	char *msg = NULL;
+	size_t len = strlen(line);
+	int fd;
+
+	*reply = NULL;
+	if ((fd = connect_socket(path, err, errlen)) == -1)
+		return CLIENT_CONNECT;
+
+	/* One buffer so the request goes out in one send when it can. */
+	if ((msg = malloc(len + 2)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		st = CLIENT_IO;
+		goto out;
+	}
+	memcpy(msg, line, len);
+	msg[len] = '\n';
+	msg[len + 1] = '\0';
+	if (send_all(fd, msg, len + 1, path, err, errlen) == -1) {
+		st = CLIENT_IO;
+		goto out;
+	}
+	st = read_line(fd, deadline, reply, path, err, errlen);
+out:
+	free(msg);
+	close(fd);
+	return st;
+}

@@ -1,0 +1,1031 @@
+/* stressctl: command-line client of stressd.  Parses the command line,
+ * builds one JSON request, sends it over the control socket and renders the
+ * reply (see client.c for the transport, output.c for the rendering). */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "client.h"
+#include "knobs.h"
+#include "output.h"
+#include "proto.h"
+
+/* A parser's verdict besides an exit code: go on and send the request. */
+#define PARSE_OK	(-1)
+
+/* Long-option values outside the range of short options. */
+enum {
+	OPT_JSON = 256,
+	OPT_SOCKET,
+	OPT_VERSION,
+	OPT_NO_DRAIN,
+	OPT_NO_WAIT,
+	OPT_TIMEOUT,
+	OPT_KNOB = 1000,		/* + index into knobs_table */
+	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
+};
+
+/* Everything the command line decided. */
+struct ctl {
+	const char		*socket;
+	bool			 json;
+	const struct command	*cmd;
+	json_object		*args;		/* the request's "args" */
+	double			 timeout;	/* seconds, <= 0: none */
+};
+
+struct command {
+	const char	*name;
+	const char	*usage;		/* after "stressctl NAME" */
+	const char	*summary;
+	const char	*details;	/* more --help text, or NULL */
+	int		(*parse)(struct ctl *, int, char **);
+	/* Print the result; returns the exit code. */
+	int		(*done)(struct ctl *, const struct output *,
+			    json_object *);
+};
+
+/* The options every command also accepts after its name. */
+#define COMMON_OPTIONS \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "json", no_argument, NULL, OPT_JSON }, \
+	{ "socket", required_argument, NULL, OPT_SOCKET }
+
+static void usage_error(const struct command *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A usage message on stderr; the caller returns CTL_EXIT_USAGE. */
+static void
+usage_error(const struct command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stressctl%s%s: ", cmd ? " " : "",
+	    cmd ? cmd->name : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'stressctl%s%s --help'.\n", cmd ? " " : "",
+	    cmd ? cmd->name : "");
+}
+
+static void
+print_exit_codes(FILE *f)
+{
+	fprintf(f, "\nExit status:\n"
+	    "  %d  success\n"
+	    "  %d  error reply from stressd, or the run failed\n"
+	    "  %d  usage error (unknown option, bad value)\n"
+	    "  %d  cannot connect to the control socket\n",
+	    CTL_EXIT_OK, CTL_EXIT_ERROR, CTL_EXIT_USAGE, CTL_EXIT_CONNECT);
+}
+
+static void
+print_command_usage(const struct command *cmd)
+{
+	printf("usage: stressctl [--socket PATH] [--json] %s%s%s\n\n%c%s.\n",
+	    cmd->name, cmd->usage[0] ? " " : "", cmd->usage,
+	    toupper((unsigned char)cmd->summary[0]), cmd->summary + 1);
+	if (cmd->details != NULL)
+		printf("\n%s", cmd->details);
+	print_exit_codes(stdout);
+}
+
+/*
+ * Report a getopt_long failure, naming the option.  getopt's own messages
+ * are off (opterr = 0) so that they carry the command name.
+ */
+static int
+option_error(const struct command *cmd, int c, char **argv,
+    const struct option *opts)
+{
+	const char *arg = argv[optind - 1];
+	const char *eq;
+
+	if (c == ':') {
+		if (optopt > 0 && optopt < 256)
+			usage_error(cmd, "option '-%c' requires a value",
+			    optopt);
+		else
+			usage_error(cmd, "option '%s' requires a value", arg);
+		return CTL_EXIT_USAGE;
+	}
+	if (optopt > 0 && optopt < 256) {
+		usage_error(cmd, "unknown option '-%c'", optopt);
+		return CTL_EXIT_USAGE;
+	}
+	/* A known option that takes no value, given one (--no-wait=x). */
+	if (strncmp(arg, "--", 2) == 0 && (eq = strchr(arg, '=')) != NULL)
+		for (const struct option *o = opts; o->name != NULL; o++)
+			if (strlen(o->name) == (size_t)(eq - arg - 2) &&
+			    strncmp(o->name, arg + 2, strlen(o->name)) == 0) {
+				usage_error(cmd, "option '--%s' takes no value, "
+				    "not '%s'", o->name, eq + 1);
+				return CTL_EXIT_USAGE;
+			}
+	usage_error(cmd, "unknown or ambiguous option '%s'", arg);
+	return CTL_EXIT_USAGE;
+}
+
+/* Options any command accepts; returns true if c was one of them. */
+static bool
+common_option(struct ctl *ctl, int c)
+{
+	switch (c) {
+	case OPT_JSON:
+		ctl->json = true;
+		return true;
+	case OPT_SOCKET:
+		ctl->socket = optarg;
+		return true;
+	}
+	return false;
+}
+
+/* Nothing may follow a command's options. */
+static int
+no_operands(const struct command *cmd, int argc, char **argv)
+{
+	if (optind < argc) {
+		usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return CTL_EXIT_USAGE;
+	}
+	return PARSE_OK;
+}
+
+/* ---------------------------------------------------------------- start */
+
+/* Relative paths resolved against the cwd, since the daemon's cwd is not
+ * ours; trailing slashes of a directory dropped ("/rrd/stress/" is the
+ * Java stresser's file prefix, which names the directory). */
+static char *
+absolute_path(const char *path, bool is_dir)
+{
+	char *cwd = NULL, *res = NULL;
+	size_t len;
+
+	/* "" stays "" (an empty update_file means none). */
+	if (path[0] != '\0') {
+		while (path[0] == '.' && path[1] == '/')
+			for (path += 2; *path == '/'; path++)
+				;
+		if (path[0] == '\0')
+			path = ".";
+	}
+	if (path[0] == '/' || path[0] == '\0') {
+		if ((res = strdup(path)) == NULL)
+			goto fail;
+	} else {
+		if ((cwd = getcwd(NULL, 0)) == NULL)
+			goto fail;
+		if (strcmp(path, ".") == 0)
+			path = "";
+		if (asprintf(&res, "%s%s%s", cwd,
+		    path[0] != '\0' && strcmp(cwd, "/") != 0 ? "/" : "",
+		    path) == -1) {
+			res = NULL;
+			goto fail;
+		}
+	}
+	len = strlen(res);
+	while (is_dir && len > 1 && res[len - 1] == '/')
+		res[--len] = '\0';
+fail:
+	free(cwd);
+	return res;
+}
+
+/* Check a parsed value beyond its syntax, as the daemon would. */
+static int
+check_value(const struct knob *k, json_object *v, const char *what,
+    const char *text, const struct command *cmd)
+{
+	switch (k->type) {
+	case KNOB_UINT:
+	case KNOB_DOUBLE: {
+		double d = json_object_get_double(v);
+
+		/* A huge unsigned value wraps to a negative int64. */
+		if (!isfinite(d) || d < k->min || d > k->max ||
+		    (k->type == KNOB_UINT && json_object_get_int64(v) < 0)) {
+			usage_error(cmd, "%s: '%s' is out of range (%.15g to "
+			    "%.15g)", what, text, k->min, k->max);
+			return CTL_EXIT_USAGE;
+		}
+		return PARSE_OK;
+	}
+	case KNOB_RRAS:
+		if (json_object_array_length(v) == 0) {
+			usage_error(cmd, "%s: '%s' holds no RRA definition",
+			    what, text);
+			return CTL_EXIT_USAGE;
+		}
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			const char *s = json_object_get_string(
+			    json_object_array_get_idx(v, i));
+
+			if (strncmp(s, "RRA:", 4) != 0) {
+				usage_error(cmd, "%s: '%s' is not an RRA "
+				    "definition (RRA:CF:XFF:STEPS:ROWS)", what,
+				    s);
+				return CTL_EXIT_USAGE;
+			}
+		}
+		return PARSE_OK;
+	case KNOB_BOOL:
+	case KNOB_STRING:
+		break;
+	}
+	return PARSE_OK;
+}
+
+/*
+ * Set one knob in the request from text.  what names the source for
+ * messages ("--files", "-D stresstest.filecount").  append: add to the RRA
+ * list so far (--rra) instead of replacing it (-D rras.list).
+ */
+static int
+set_knob(struct ctl *ctl, const struct knob *k, const char *text,
+    const char *what, bool append)
+{
+	const struct command *cmd = ctl->cmd;
+	json_object *v = NULL, *old;
+	char err[512], *path = NULL;
+	const char *msg = err;
+	size_t nlen = strlen(k->name);
+	int ret = CTL_EXIT_USAGE;
+
+	if ((v = knobs_parse_text(k, text, err, sizeof(err))) == NULL) {
+		/* The message starts with the JSON name; we name the option. */
+		if (strncmp(err, k->name, nlen) == 0 &&
+		    strncmp(err + nlen, ": ", 2) == 0)
+			msg += nlen + 2;
+		usage_error(cmd, "%s: %s", what, msg);
+		goto fail;
+	}
+	if ((ret = check_value(k, v, what, text, cmd)) != PARSE_OK)
+		goto fail;
+
+	if (k->type == KNOB_STRING) {
+		bool is_dir = strcmp(k->name, "dir") == 0;
+
+		if ((path = absolute_path(text, is_dir)) == NULL) {
+			fprintf(stderr, "stressctl %s: %s: cannot make '%s' "
+			    "absolute: %s\n", cmd->name, what, text,
+			    strerror(errno));
+			ret = CTL_EXIT_ERROR;
+			goto fail;
+		}
+		json_object_put(v);
+		v = json_object_new_string(path);
+	}
+
+	if (append && json_object_object_get_ex(ctl->args, k->name, &old) &&
+	    json_object_is_type(old, json_type_array)) {
+		if (json_object_array_length(old) +
+		    json_object_array_length(v) > KNOBS_MAX_RRAS) {
+			usage_error(cmd, "%s: at most %d RRAs", what,
+			    KNOBS_MAX_RRAS);
+			goto fail;
+		}
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			json_object_array_add(old, json_object_get(
+			    json_object_array_get_idx(v, i)));
+		json_object_put(v);
+	} else {
+		if (k->type == KNOB_RRAS &&
+		    json_object_array_length(v) > KNOBS_MAX_RRAS) {
+			usage_error(cmd, "%s: at most %d RRAs", what,
+			    KNOBS_MAX_RRAS);
+			goto fail;
+		}
+		/* Replaces an earlier value: the later option wins. */
+		json_object_object_add(ctl->args, k->name, v);
+	}
+	free(path);
+	return PARSE_OK;
+fail:
+	json_object_put(v);
+	free(path);
+	return ret;
+}
+
+static bool
+property_ignored(const char *prop)
+{
+	for (size_t i = 0; knobs_ignored_properties[i] != NULL; i++)
+		if (strcmp(knobs_ignored_properties[i], prop) == 0)
+			return true;
+	return false;
+}
+
+/* Print "PROPERTY  --option" lines, one per property name. */
+static void
+print_properties(FILE *f)
+{
+	for (size_t i = 0; i < knobs_count; i++) {
+		const char *p = knobs_table[i].properties;
+
+		while (p != NULL && *p != '\0') {
+			const char *end = strchr(p, ',');
+			int n = end ? (int)(end - p) : (int)strlen(p);
+
+			fprintf(f, "  %.*s%*s--%s\n", n, p,
+			    n < 54 ? 54 - n : 1, "", knobs_table[i].option);
+			p = end ? end + 1 : NULL;
+		}
+	}
+	for (size_t i = 0; knobs_ignored_properties[i] != NULL; i++)
+		fprintf(f, "  %-53s (accepted and ignored)\n",
+		    knobs_ignored_properties[i]);
+}
+
+/* -D PROPERTY=VALUE, the original stresser's Java system properties. */
+static int
+set_property(struct ctl *ctl, const char *def)
+{
+	const char *eq = strchr(def, '=');
+	const struct knob *k;
+	char *name = NULL, *what = NULL;
+	int ret = CTL_EXIT_USAGE;
+
+	if (eq == NULL || eq == def) {
+		usage_error(ctl->cmd, "-D '%s': expected PROPERTY=VALUE", def);
+		goto fail;
+	}
+	if ((name = strndup(def, (size_t)(eq - def))) == NULL ||
+	    asprintf(&what, "-D %s", name) == -1) {
+		what = NULL;
+		fprintf(stderr, "stressctl: out of memory\n");
+		ret = CTL_EXIT_ERROR;
+		goto fail;
+	}
+	if ((k = knobs_find_property(name)) != NULL) {
+		/* rras.list is a whole list: it replaces, never appends. */
+		ret = set_knob(ctl, k, eq + 1, what, false);
+		goto fail;
+	}
+	if (property_ignored(name)) {
+		fprintf(stderr, "stressctl start: warning: property %s is "
+		    "ignored\n", name);
+		ret = PARSE_OK;
+		goto fail;
+	}
+	fprintf(stderr, "stressctl start: -D %s: unknown property; known "
+	    "properties:\n", name);
+	print_properties(stderr);
+fail:
+	free(name);
+	free(what);
+	return ret;
+}
+
+static const char *
+knob_metavar(const struct knob *k)
+{
+	switch (k->type) {
+	case KNOB_UINT:		return " N";
+	case KNOB_DOUBLE:	return " NUM";
+	case KNOB_BOOL:		return "[=BOOL]";
+	case KNOB_STRING:	return " PATH";
+	case KNOB_RRAS:		return " RRA";
+	}
+	return "";
+}
+
+#define HELP_COL	34	/* where option descriptions start */
+#define HELP_WIDTH	79
+
+/* Print text from column col (where the cursor is), wrapping at word
+ * boundaries; continuation lines start at HELP_COL. */
+static void
+print_wrapped(const char *text, int col)
+{
+	while (*text != '\0') {
+		int room = HELP_WIDTH - col, n = (int)strlen(text);
+
+		if (n > room) {
+			/* Break at the last space that fits, or else the
+			 * first one after (a word longer than the room). */
+			for (n = room; n > 0 && text[n] != ' '; n--)
+				;
+			if (n == 0) {
+				const char *sp = strchr(text, ' ');
+
+				n = sp ? (int)(sp - text) : (int)strlen(text);
+			}
+		}
+		printf("%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text != '\0')
+			printf("%*s", HELP_COL, "");
+		col = HELP_COL;
+	}
+}
+
+static void
+print_start_help(void)
+{
+	printf("usage: stressctl [--socket PATH] [--json] start [options]\n\n"
+	    "Start a run.  Each option sets one knob; knobs not given keep "
+	    "the daemon's\ndefaults.\n\nOptions:\n");
+	for (size_t i = 0; i < knobs_count; i++) {
+		const struct knob *k = &knobs_table[i];
+		int n = (int)(strlen(k->option) + strlen(knob_metavar(k)));
+		char text[512];
+
+		size_t len;
+
+		len = (size_t)snprintf(text, sizeof(text), "%s", k->help);
+		if (k->defval != NULL && k->defval[0] != '\0') {
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+			    " (default ");
+			/* A space after each comma lets the RRA list wrap. */
+			for (const char *d = k->defval; *d != '\0' &&
+			    len + 3 < sizeof(text); d++) {
+				text[len++] = *d;
+				if (*d == ',')
+					text[len++] = ' ';
+			}
+			snprintf(text + len, sizeof(text) - len, ")");
+		}
+		printf("  --%s%s%*s", k->option, knob_metavar(k),
+		    n < HELP_COL - 4 ? HELP_COL - 4 - n : 1, "");
+		print_wrapped(text, n < HELP_COL - 4 ? HELP_COL : n + 5);
+	}
+	printf("  -D PROPERTY=VALUE               set a knob by the Java "
+	    "property name of the\n"
+	    "                                  original stresser "
+	    "(repeatable)\n"
+	    "  -h, --help                      print this help and exit\n\n"
+	    "A boolean option alone means true; --no-NAME means "
+	    "--NAME=false.  BOOL is\n"
+	    "true/false, yes/no, on/off or 1/0.  Each --rra adds one RRA "
+	    "(or several,\n"
+	    "comma separated) to the list; -D rras.list=LIST replaces the "
+	    "whole list.\n"
+	    "Options and -D set the same knobs; when one is given twice, "
+	    "the later wins.\n"
+	    "Relative paths for --dir and --update-file are made absolute "
+	    "against the\n"
+	    "current directory.  --dir (or -D stresstest.file) is "
+	    "required.\n\n"
+	    "Properties for -D:\n");
+	print_properties(stdout);
+	print_exit_codes(stdout);
+}
+
+static int
+parse_start(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option common[] = { COMMON_OPTIONS };
+	struct option *opts;
+	char **nonames = NULL;
+	size_t nopts = 0;
+	json_object *dir;
+	int c, ret = CTL_EXIT_USAGE;
+
+	/* The knob table drives the options: two per boolean (--X[=BOOL]
+	 * and --no-X), one per other knob, then the common ones. */
+	opts = calloc(2 * knobs_count + 4, sizeof(*opts));
+	nonames = calloc(knobs_count, sizeof(*nonames));
+	if (opts == NULL || nonames == NULL)
+		goto nomem;
+	for (size_t i = 0; i < knobs_count; i++) {
+		const struct knob *k = &knobs_table[i];
+
+		opts[nopts].name = k->option;
+		opts[nopts].has_arg = k->type == KNOB_BOOL ?
+		    optional_argument : required_argument;
+		opts[nopts++].val = OPT_KNOB + (int)i;
+		if (k->type != KNOB_BOOL)
+			continue;
+		if (asprintf(&nonames[i], "no-%s", k->option) == -1) {
+			nonames[i] = NULL;
+			goto nomem;
+		}
+		opts[nopts].name = nonames[i];
+		opts[nopts].has_arg = no_argument;
+		opts[nopts++].val = OPT_NO_KNOB + (int)i;
+	}
+	for (size_t i = 0; i < sizeof(common) / sizeof(*common); i++)
+		opts[nopts++] = common[i];
+
+	while ((c = getopt_long(argc, argv, ":D:h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		if (c == 'h') {
+			print_start_help();
+			ret = CTL_EXIT_OK;
+			goto fail;
+		}
+		if (c == 'D') {
+			if ((ret = set_property(ctl, optarg)) != PARSE_OK)
+				goto fail;
+		} else if (c >= OPT_KNOB && c < OPT_KNOB + (int)knobs_count) {
+			const struct knob *k = &knobs_table[c - OPT_KNOB];
+			char what[128];
+
+			snprintf(what, sizeof(what), "--%s", k->option);
+			/* A boolean option alone means true. */
+			if ((ret = set_knob(ctl, k, optarg ? optarg : "true",
+			    what, k->type == KNOB_RRAS)) != PARSE_OK)
+				goto fail;
+		} else if (c >= OPT_NO_KNOB &&
+		    c < OPT_NO_KNOB + (int)knobs_count) {
+			const struct knob *k = &knobs_table[c - OPT_NO_KNOB];
+			char what[128];
+
+			snprintf(what, sizeof(what), "--no-%s", k->option);
+			if ((ret = set_knob(ctl, k, "false", what, false)) !=
+			    PARSE_OK)
+				goto fail;
+		} else {
+			ret = option_error(ctl->cmd, c, argv, opts);
+			goto fail;
+		}
+	}
+	if ((ret = no_operands(ctl->cmd, argc, argv)) != PARSE_OK)
+		goto fail;
+	/* Caught here so a typo costs no round trip; the daemon checks too. */
+	if (!json_object_object_get_ex(ctl->args, "dir", &dir) ||
+	    json_object_get_string_len(dir) == 0) {
+		usage_error(ctl->cmd, "--dir is required (or -D "
+		    "stresstest.file=DIR)");
+		ret = CTL_EXIT_USAGE;
+		goto fail;
+	}
+	ret = PARSE_OK;
+	goto fail;
+nomem:
+	fprintf(stderr, "stressctl: out of memory\n");
+	ret = CTL_EXIT_ERROR;
+fail:
+	for (size_t i = 0; nonames != NULL && i < knobs_count; i++)
+		free(nonames[i]);
+	free(nonames);
+	free(opts);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- others */
+
+static int
+parse_stop(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-drain", no_argument, NULL, OPT_NO_DRAIN },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	bool drain = true, wait = true;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		case OPT_NO_DRAIN:
+			drain = false;
+			break;
+		case OPT_NO_WAIT:
+			wait = false;
+			break;
+		default:
+			return option_error(ctl->cmd, c, argv, opts);
+		}
+	}
+	json_object_object_add(ctl->args, "drain",
+	    json_object_new_boolean(drain));
+	json_object_object_add(ctl->args, "wait",
+	    json_object_new_boolean(wait));
+	return no_operands(ctl->cmd, argc, argv);
+}
+
+static int
+parse_wait(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		case OPT_TIMEOUT:
+			errno = 0;
+			ctl->timeout = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+			    !isfinite(ctl->timeout) || ctl->timeout <= 0) {
+				usage_error(ctl->cmd, "--timeout: '%s' is not a "
+				    "positive number of seconds", optarg);
+				return CTL_EXIT_USAGE;
+			}
+			break;
+		default:
+			return option_error(ctl->cmd, c, argv, opts);
+		}
+	}
+	return no_operands(ctl->cmd, argc, argv);
+}
+
+/* Commands whose only options are the common ones. */
+static int
+parse_plain(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		if (c == 'h') {
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		}
+		return option_error(ctl->cmd, c, argv, opts);
+	}
+	return no_operands(ctl->cmd, argc, argv);
+}
+
+/* ---------------------------------------------------------------- replies */
+
+static const char *
+result_state(json_object *res)
+{
+	json_object *v;
+
+	if (!json_object_is_type(res, json_type_object) ||
+	    !json_object_object_get_ex(res, "state", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Exit status for the final stats of a run (stop, wait). */
+static int
+run_outcome(const struct command *cmd, json_object *res, bool final)
+{
+	const char *state = result_state(res);
+	json_object *v;
+
+	if (state == NULL) {
+		fprintf(stderr, "stressctl %s: reply has no run state\n",
+		    cmd->name);
+		return CTL_EXIT_ERROR;
+	}
+	if (strcmp(state, "failed") == 0) {
+		fprintf(stderr, "stressctl %s: run %s failed%s%s\n", cmd->name,
+		    json_object_object_get_ex(res, "run_id", &v) ?
+		    json_object_get_string(v) : "?",
+		    json_object_object_get_ex(res, "reason", &v) &&
+		    json_object_is_type(v, json_type_string) ? ": " : "",
+		    json_object_object_get_ex(res, "reason", &v) &&
+		    json_object_is_type(v, json_type_string) ?
+		    json_object_get_string(v) : "");
+		return CTL_EXIT_ERROR;
+	}
+	/* idle: there was no run to wait for, which is not a failure. */
+	if (final && strcmp(state, "done") != 0 &&
+	    strcmp(state, "stopped") != 0 && strcmp(state, "idle") != 0) {
+		fprintf(stderr, "stressctl %s: run is still %s\n", cmd->name,
+		    state);
+		return CTL_EXIT_ERROR;
+	}
+	return CTL_EXIT_OK;
+}
+
+static int
+done_start(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	(void)ctl;
+	out->start(res);
+	return CTL_EXIT_OK;
+}
+
+static int
+done_stop(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	json_object *wait = NULL;
+
+	out->stop(res);
+	/* Without wait the run is still draining: only failed counts. */
+	json_object_object_get_ex(ctl->args, "wait", &wait);
+	return run_outcome(ctl->cmd, res, json_object_get_boolean(wait));
+}
+
+static int
+done_stats(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	(void)ctl;
+	out->stats(res);
+	return CTL_EXIT_OK;
+}
+
+static int
+done_wait(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	out->stats(res);
+	return run_outcome(ctl->cmd, res, true);
+}
+
+static int
+done_status(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	(void)ctl;
+	out->status(res);
+	return CTL_EXIT_OK;
+}
+
+static int
+done_help(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	(void)ctl;
+	out->help(res);
+	return CTL_EXIT_OK;
+}
+
+static int
+done_version(struct ctl *ctl, const struct output *out, json_object *res)
+{
+	json_object *v;
+
+	(void)ctl;
+	/* Warn, not fail: the reply was understood well enough to print. */
+	if (json_object_is_type(res, json_type_object) &&
+	    json_object_object_get_ex(res, "protocol", &v) &&
+	    json_object_get_int(v) != PROTO_VERSION)
+		fprintf(stderr, "stressctl: warning: stressd speaks protocol "
+		    "%s, stressctl protocol %d\n", json_object_get_string(v),
+		    PROTO_VERSION);
+	out->version(res);
+	return CTL_EXIT_OK;
+}
+
+static const struct command commands[] = {
+	{ "start", "[options]", "start a run", NULL,
+	  parse_start, done_start },
+	{ "stop", "[--no-drain] [--no-wait]",
+	  "stop the current run",
+	  "Options:\n"
+	  "  --no-drain  drop the queued updates instead of writing them\n"
+	  "  --no-wait   reply at once instead of when the run has ended\n"
+	  "  -h, --help  print this help and exit\n\n"
+	  "With wait (the default) the final stats are printed and the exit "
+	  "status is 1\nif the run failed.\n",
+	  parse_stop, done_stop },
+	{ "stats", "", "show the counters of the current or last run", NULL,
+	  parse_plain, done_stats },
+	{ "status", "", "show the daemon's state and the current or last run",
+	  NULL, parse_plain, done_status },
+	{ "wait", "[--timeout SECONDS]",
+	  "wait until the current run ends and show its final stats",
+	  "Options:\n"
+	  "  --timeout SECONDS  give up after this long (exit status 1)\n"
+	  "  -h, --help         print this help and exit\n\n"
+	  "The exit status is 0 if the run is done or stopped (or there was "
+	  "none), 1 if it\nfailed.\n",
+	  parse_wait, done_wait },
+	{ "help", "", "list the commands stressd supports", NULL,
+	  parse_plain, done_help },
+	{ "version", "", "show the versions of stressd and stressctl", NULL,
+	  parse_plain, done_version },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+/* ---------------------------------------------------------------- main */
+
+static void
+print_usage(FILE *f)
+{
+	int w = 0;
+
+	fprintf(f, "usage: stressctl [--socket PATH] [--json] [--help] "
+	    "[--version] COMMAND [options]\n\n"
+	    "Control stressd, the RRD storage stress-test daemon.\n\n"
+	    "Commands:\n");
+	for (const struct command *c = commands; c->name != NULL; c++) {
+		int n = (int)(strlen(c->name) + strlen(c->usage) + 1);
+
+		if (n > w)
+			w = n;
+	}
+	for (const struct command *c = commands; c->name != NULL; c++)
+		fprintf(f, "  %s %-*s  %s\n", c->name,
+		    w - (int)strlen(c->name) - 1, c->usage, c->summary);
+	fprintf(f, "\nOptions:\n"
+	    "  --socket PATH  control socket (default: $STRESSD_SOCKET, "
+	    "else %s)\n"
+	    "  --json         print each reply's result as one line of JSON\n"
+	    "  -h, --help     print this help and exit\n"
+	    "  --version      print stressctl's version and exit\n\n"
+	    "--socket and --json may also follow the command.  Every command "
+	    "takes --help.\n", STRESSD_DEFAULT_SOCKET);
+	print_exit_codes(f);
+}
+
+
+/* Check the reply's envelope and hand its result to the command. */
+static int
+handle_reply(struct ctl *ctl, const char *line)
+{
+	const struct output *out = ctl->json ? &output_json : &output_text;
+	struct json_tokener *tok = NULL;
+	json_object *reply = NULL, *ok, *id, *err, *v;
+	int ret = CTL_EXIT_ERROR;
+	size_t len = strlen(line);
+
+	if ((tok = json_tokener_new()) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		goto fail;
+	}
+	reply = json_tokener_parse_ex(tok, line, (int)len);
+	if (reply == NULL ||
+	    json_tokener_get_error(tok) != json_tokener_success ||
+	    !json_object_is_type(reply, json_type_object) ||
+	    !json_object_object_get_ex(reply, "ok", &ok) ||
+	    !json_object_is_type(ok, json_type_boolean)) {
+		fprintf(stderr, "stressctl: malformed reply from %s: %.200s\n",
+		    ctl->socket, line);
+		goto fail;
+	}
+	/* We sent id 1; anything else is somebody else's answer. */
+	if (json_object_object_get_ex(reply, "id", &id) &&
+	    json_object_get_int(id) != 1) {
+		fprintf(stderr, "stressctl: reply from %s carries id %s, not "
+		    "1\n", ctl->socket, json_object_get_string(id));
+		goto fail;
+	}
+	if (!json_object_get_boolean(ok)) {
+		const char *code = "error", *msg = "(no message)";
+		const char *field = NULL;
+
+		if (json_object_object_get_ex(reply, "error", &err)) {
+			if (json_object_object_get_ex(err, "code", &v))
+				code = json_object_get_string(v);
+			if (json_object_object_get_ex(err, "message", &v))
+				msg = json_object_get_string(v);
+			if (json_object_object_get_ex(err, "field", &v) &&
+			    !json_object_is_type(v, json_type_null))
+				field = json_object_get_string(v);
+		}
+		fprintf(stderr, "stressctl: %s: %s%s%s%s\n", code, msg,
+		    field ? " (field: " : "", field ? field : "",
+		    field ? ")" : "");
+		goto fail;
+	}
+	json_object_object_get_ex(reply, "result", &v);
+	ret = ctl->cmd->done(ctl, out, v);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "stressctl: stdout: %s\n", strerror(errno));
+		ret = CTL_EXIT_ERROR;
+	}
+fail:
+	json_object_put(reply);
+	if (tok != NULL)
+		json_tokener_free(tok);
+	return ret;
+}
+
+/* STRESSCTL_DRY_RUN: print the request instead of sending it. */
+static bool
+dry_run(void)
+{
+	const char *e = getenv("STRESSCTL_DRY_RUN");
+
+	return e != NULL && *e != '\0' && strcmp(e, "0") != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ctl ctl = { .socket = NULL };
+	json_object *req = NULL;
+	const char *env, *line;
+	char *reply = NULL, err[1024];
+	int c, ret = CTL_EXIT_USAGE;
+
+	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0')
+		ctl.socket = env;
+	else
+		ctl.socket = STRESSD_DEFAULT_SOCKET;
+
+	opterr = 0;
+	/* "+": stop at the command; its options are parsed by its parser. */
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (common_option(&ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_usage(stdout);
+			return CTL_EXIT_OK;
+		case OPT_VERSION:
+			printf("stressctl %s (protocol %d)\n", PACKAGE_VERSION,
+			    PROTO_VERSION);
+			return CTL_EXIT_OK;
+		default:
+			return option_error(NULL, c, argv, opts);
+		}
+	}
+	if (optind >= argc) {
+		usage_error(NULL, "no command given");
+		return CTL_EXIT_USAGE;
+	}
+	for (const struct command *cmd = commands; cmd->name != NULL; cmd++)
+		if (strcmp(cmd->name, argv[optind]) == 0)
+			ctl.cmd = cmd;
+	if (ctl.cmd == NULL) {
+		usage_error(NULL, "unknown command '%s'", argv[optind]);
+		return CTL_EXIT_USAGE;
+	}
+
+	if ((ctl.args = json_object_new_object()) == NULL ||
+	    (req = json_object_new_object()) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		ret = CTL_EXIT_ERROR;
+		goto fail;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;		/* glibc: restart scanning from scratch */
+	if ((ret = ctl.cmd->parse(&ctl, argc, argv)) != PARSE_OK)
+		goto fail;
+	if (*ctl.socket == '\0') {
+		usage_error(NULL, "--socket: empty path");
+		ret = CTL_EXIT_USAGE;
+		goto fail;
+	}
+
+	json_object_object_add(req, "cmd", json_object_new_string(
+	    ctl.cmd->name));
+	json_object_object_add(req, "args", json_object_get(ctl.args));
+	json_object_object_add(req, "id", json_object_new_int(1));
+	line = output_json_string(req);
+
+	if (dry_run()) {
+		printf("%s\n", line);
+		ret = CTL_EXIT_OK;
+		goto fail;
+	}
+
+	switch (client_call(ctl.socket, line, ctl.timeout, &reply, err,
+	    sizeof(err))) {
+	case CLIENT_OK:
+		ret = handle_reply(&ctl, reply);
+		break;
+	case CLIENT_CONNECT:
+		fprintf(stderr, "stressctl: %s\n", err);
+		ret = CTL_EXIT_CONNECT;
+		break;
+	case CLIENT_TIMEOUT:
+		/* Only we stop waiting; the daemon's run goes on. */
+		fprintf(stderr, "stressctl %s: no reply from %s within %g s\n",
+		    ctl.cmd->name, ctl.socket, ctl.timeout);
+		ret = CTL_EXIT_ERROR;
+		break;
+	case CLIENT_IO:
+		fprintf(stderr, "stressctl: %s\n", err);
+		ret = CTL_EXIT_ERROR;
+		break;
+	}
+fail:
+	free(reply);
+	json_object_put(req);
+	json_object_put(ctl.args);
+	return ret;
+}
