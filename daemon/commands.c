@@ -103,6 +103,21 @@ current_stats(void)
 	return d.run != NULL ? run_stats_json(d.run) : run_idle_stats_json();
 }
 
+/* The versions both `version` and `status` report. */
+static json_object *
+version_json(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version",
+	    json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "protocol",
+	    json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "librrd",
+	    json_object_new_string(rrdfile_librrd_version()));
+	return o;
+}
+
 static void
 cmd_start(struct control_conn *c, json_object *args, json_object *id)
 {
@@ -186,13 +201,7 @@ cmd_status(struct control_conn *c, json_object *args, json_object *id)
 
 	if (!args_allowed(c, args, id, none))
 		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "version",
-	    json_object_new_string(PACKAGE_VERSION));
-	json_object_object_add(o, "protocol",
-	    json_object_new_int(PROTO_VERSION));
-	json_object_object_add(o, "librrd",
-	    json_object_new_string(rrdfile_librrd_version()));
+	o = version_json();
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "uptime_s",
 	    json_object_new_double(util_now() - d.started));
@@ -251,18 +260,9 @@ static void
 cmd_version(struct control_conn *c, json_object *args, json_object *id)
 {
 	static const char *const none[] = { NULL };
-	json_object *o;
 
-	if (!args_allowed(c, args, id, none))
-		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "version",
-	    json_object_new_string(PACKAGE_VERSION));
-	json_object_object_add(o, "protocol",
-	    json_object_new_int(PROTO_VERSION));
-	json_object_object_add(o, "librrd",
-	    json_object_new_string(rrdfile_librrd_version()));
-	control_reply_ok(c, id, o);
+	if (args_allowed(c, args, id, none))
+		control_reply_ok(c, id, version_json());
 }
 
 /* Run ids continue after the highest one under STATE/runs, so records

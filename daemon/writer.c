@@ -57,12 +57,43 @@ ensure(struct writer_ctx *w, size_t nvalues)
 	}
 }
 
-/* ":value", with U for unknown (NaN from an update_file's "U"). */
-static int
-format_value(char *out, size_t len, double v)
+/*
+ * Decimal digits of an integer.  Written by hand because the writer
+ * formats every value of every batch and snprintf's format parsing cost
+ * as much per value as librrd's own parsing of it.
+ */
+static char *
+put_int(char *out, long long v)
 {
-	return isnan(v) ? snprintf(out, len, ":U") :
-	    snprintf(out, len, ":%.15g", v);
+	char tmp[24];
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+	int n = 0;
+
+	if (v < 0)
+		*out++ = '-';
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	while (n > 0)
+		*out++ = tmp[--n];
+	return out;
+}
+
+/* ":value", with U for unknown (NaN from an update_file's "U"); whole
+ * numbers (all synthetic values) take the fast path. */
+static char *
+put_value(char *out, double v)
+{
+	*out++ = ':';
+	if (isnan(v)) {
+		*out++ = 'U';
+		return out;
+	}
+	if (v == (double)(long long)v && v > -1e15 && v < 1e15)
+		return put_int(out, (long long)v);
+	return out + snprintf(out, 25, "%.15g", v);
 }
 
 void
@@ -96,18 +127,14 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 		ensure(w, n);
 		out = w->buf;
 		for (size_t i = 0; i < n; i++, k++) {
-			long long ts = (long long)b->base_ts +
-			    (long long)(k * p->step);
-			int len;
-
 			queue_iter_next(&it, &v);
 			w->argv[i] = out;
-			len = snprintf(out, 24, "%lld", ts);
-			out += len;
+			out = put_int(out, (long long)b->base_ts +
+			    (long long)(k * p->step));
 			/* Every data source gets the file's value: the
 			 * queue stores one value per update. */
 			for (uint64_t d = 0; d < p->data_sources; d++)
-				out += format_value(out, 26, v);
+				out = put_value(out, v);
 			*out++ = '\0';
 		}
 		rrd_clear_error();
