@@ -164,18 +164,25 @@ static void
 handle_line(struct control_conn *c, const char *line, size_t len)
 {
 	json_tokener *tok = json_tokener_new_ex(CONTROL_MAX_JSON_DEPTH);
-	json_object *req, *cmd = NULL, *args = NULL, *id = NULL;
+	json_object *req = NULL, *cmd = NULL, *args = NULL, *id = NULL;
 	const struct command *command;
 	enum json_tokener_error jerr;
 
-	req = json_tokener_parse_ex(tok, line, (int)len);
+	if (strlen(line) != len) {
+		control_reply_error(c, NULL, PROTO_ERR_PARSE, NULL,
+		    "request holds a NUL byte at offset %zu", strlen(line));
+		goto out;
+	}
+	/* The terminating NUL is passed too, so a bare number at the end of
+	 * the line is complete rather than "to be continued". */
+	req = json_tokener_parse_ex(tok, line, (int)len + 1);
 	jerr = json_tokener_get_error(tok);
-	if (req == NULL || jerr != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) != len) {
+	if (jerr != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) < len) {
 		control_reply_error(c, NULL, PROTO_ERR_PARSE, NULL,
 		    "request is not valid JSON: %s",
-		    req != NULL || jerr == json_tokener_success ?
-		    "trailing characters after the object" :
+		    jerr == json_tokener_success ?
+		    "trailing characters after the value" :
 		    (jerr == json_tokener_continue ? "unexpected end of line" :
 		    json_tokener_error_desc(jerr)));
 		goto out;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,9 +121,6 @@ probe_layout(struct run *r, char *layout, size_t len, const char **field,
 	if (rrdfile_create(&r->p, path, (time_t)r->p.start, msg,
 	    sizeof(msg)) == -1) {
 		unlink(path);
-		if (access(r->p.dir, W_OK) == -1)
-			BAD("dir", "dir %s is not writable: %s", r->p.dir,
-			    strerror(errno));
 		BAD("rras", "librrd refuses this layout: %s", msg);
 	}
 	if (rrdfile_layout(path, layout, len, &last, msg, sizeof(msg)) == -1) {
@@ -179,10 +177,24 @@ static int
 make_dirs(struct run *r, const char **field, char *err, size_t errlen)
 {
 	char path[4200];
+	struct stat st;
+	int fd;
 
 	if (util_mkdir_p(r->p.dir, 0755) == -1)
 		BAD("dir", "cannot create dir %s: %s", r->p.dir,
 		    strerror(errno));
+	if (stat(r->p.dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		BAD("dir", "dir %s is not a directory", r->p.dir);
+	/* A real file, since access(2) says yes to root on a read-only
+	 * directory. */
+	snprintf(path, sizeof(path), "%s/.stressd-write-test-%ld", r->p.dir,
+	    (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1)
+		BAD("dir", "dir %s is not writable: %s", r->p.dir,
+		    strerror(errno));
+	close(fd);
+	unlink(path);
 	for (uint64_t d = 0; r->p.files_per_dir > 0 &&
 	    d * r->p.files_per_dir < r->p.files; d++) {
 		snprintf(path, sizeof(path), "%s/%llu", r->p.dir,
