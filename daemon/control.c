@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,54 @@ struct control_conn {
 	struct bufferevent	*bev;
 	struct control_conn	*next, *prev;
 	json_object		*deferred_id;
-	bool			 deferred;
+	bool			 deferred;	/* parked until the run ends */
+	bool			 peer_eof;	/* the client shut its writing side */
 	bool			 closing;	/* free once output is flushed */
 	uid_t			 uid;
 	pid_t			 pid;
 };
 
 static struct evconnlistener	*listener;
+static struct event		*resume_ev;	/* re-enables accepting */
 static struct control_conn	*conns;
+static unsigned			 nconns;
+static bool			 accepting_paused;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static struct stat		 sock_st;	/* the socket file we made */
+
+/* Accepting stops at the client cap or when descriptors run out, and
+ * resumes from a timer: a listener that keeps firing on EMFILE would spin
+ * the loop and flood the log. */
+static void
+accept_pause(const char *why)
+{
+	struct timeval tv = { 0, 200000 };
+
+	if (accepting_paused || listener == NULL)
+		return;
+	accepting_paused = true;
+	evconnlistener_disable(listener);
+	event_add(resume_ev, &tv);
+	log_warnx("not accepting clients for now: %s", why);
+}
+
+static void
+accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (listener == NULL)
+		return;
+	if (nconns >= CONTROL_MAX_CLIENTS) {
+		struct timeval tv = { 0, 200000 };
+
+		event_add(resume_ev, &tv);
+		return;
+	}
+	accepting_paused = false;
+	evconnlistener_enable(listener);
+}
 
 static void
 conn_free(struct control_conn *c)
@@ -43,6 +83,18 @@ conn_free(struct control_conn *c)
 	json_object_put(c->deferred_id);
 	bufferevent_free(c->bev);
 	free(c);
+	nconns--;
+}
+
+/* Free a closing connection once nothing is left to send; true if freed. */
+static bool
+conn_reap(struct control_conn *c)
+{
+	if (!c->closing ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return false;
+	conn_free(c);
+	return true;
 }
 
 static void
@@ -116,17 +168,6 @@ control_defer(struct control_conn *c, json_object *id)
 	c->deferred = true;
 }
 
-/* Free a closing connection once nothing is left to send; true if freed. */
-static bool
-conn_reap(struct control_conn *c)
-{
-	if (!c->closing ||
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
-		return false;
-	conn_free(c);
-	return true;
-}
-
 void
 control_complete_deferred(json_object *result)
 {
@@ -145,8 +186,7 @@ control_complete_deferred(json_object *result)
 		c->deferred_id = NULL;
 		if (conn_reap(c))
 			continue;
-		/* Requests that arrived while parked are read now. */
-		bufferevent_enable(c->bev, EV_READ);
+		/* Requests that arrived while parked are handled now. */
 		bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
 	}
 	json_object_put(result);
@@ -201,6 +241,14 @@ handle_line(struct control_conn *c, const char *line, size_t len)
 		    "id must be a number or a string");
 		goto out;
 	}
+	/* The id is echoed: a long one would make replies longer than a
+	 * protocol line. */
+	if (id != NULL && json_object_is_type(id, json_type_string) &&
+	    json_object_get_string_len(id) > CONTROL_MAX_ID_LEN) {
+		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, "id",
+		    "id longer than %d bytes", CONTROL_MAX_ID_LEN);
+		goto out;
+	}
 	json_object_object_foreach(req, key, val) {
 		(void)val;
 		if (strcmp(key, "cmd") && strcmp(key, "args") &&
@@ -212,7 +260,9 @@ handle_line(struct control_conn *c, const char *line, size_t len)
 		}
 	}
 	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
-	    !json_object_is_type(cmd, json_type_string)) {
+	    !json_object_is_type(cmd, json_type_string) ||
+	    strlen(json_object_get_string(cmd)) !=
+	    (size_t)json_object_get_string_len(cmd)) {
 		control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, "cmd",
 		    "request needs \"cmd\" as a string");
 		goto out;
@@ -233,15 +283,15 @@ handle_line(struct control_conn *c, const char *line, size_t len)
 		log_info("%s from uid %ld pid %ld", command->name, (long)c->uid,
 		    (long)c->pid);
 	command->handler(c, args, id);
-	/* A parked client is not read until answered, so its next request
-	 * cannot overtake the deferred reply. */
-	if (c->deferred)
-		bufferevent_disable(c->bev, EV_READ);
 out:
 	json_object_put(req);
 	json_tokener_free(tok);
 }
 
+/* Handle every complete request line in the input.  A parked client's
+ * lines wait, so a later request cannot overtake the deferred reply;
+ * reading goes on meanwhile (bounded by the high watermark) so that a
+ * client that leaves is noticed. */
 static void
 conn_read(struct bufferevent *bev, void *arg)
 {
@@ -253,6 +303,12 @@ conn_read(struct bufferevent *bev, void *arg)
 		size_t len, got;
 		char *line;
 
+		/* Backpressure: a client that pipelines requests faster than
+		 * it reads replies is served as its replies leave. */
+		if (evbuffer_get_length(bufferevent_get_output(bev)) >
+		    CONTROL_OUTPUT_RESUME)
+			return;
+
 		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
 		len = eol.pos == -1 ? evbuffer_get_length(in) : (size_t)eol.pos;
 		if (len > PROTO_MAX_LINE) {
@@ -263,13 +319,17 @@ conn_read(struct bufferevent *bev, void *arg)
 			break;
 		}
 		if (eol.pos == -1)
-			return;
+			break;
 		line = evbuffer_readln(in, &got, EVBUFFER_EOL_LF);
 		if (line == NULL)
-			return;
+			break;
 		handle_line(c, line, got);
 		free(line);
 	}
+	/* After the client's EOF, its last complete requests are answered
+	 * and then the connection goes. */
+	if (c->peer_eof && !c->deferred)
+		c->closing = true;
 	if (c->closing) {
 		bufferevent_disable(bev, EV_READ);
 		evbuffer_drain(in, evbuffer_get_length(in));
@@ -277,14 +337,27 @@ conn_read(struct bufferevent *bev, void *arg)
 	}
 }
 
+/* Output drained: free a closing client, or read on where backpressure
+ * stopped. */
 static void
 conn_write(struct bufferevent *bev, void *arg)
 {
 	struct control_conn *c = arg;
 
-	(void)bev;
-	if (c->closing)
-		conn_free(c);
+	if (conn_reap(c))
+		return;
+	if (!c->closing && evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+		conn_read(bev, c);
+}
+
+/* Has the client closed both directions (not just shut its writing
+ * side, after which it may still read replies)? */
+static bool
+peer_gone(struct bufferevent *bev)
+{
+	struct pollfd p = { bufferevent_getfd(bev), 0, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
 }
 
 static void
@@ -292,9 +365,14 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct control_conn *c = arg;
 
-	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+	if ((what & BEV_EVENT_ERROR) || peer_gone(bev)) {
 		conn_free(c);
+		return;
+	}
+	if (what & BEV_EVENT_EOF) {
+		c->peer_eof = true;
+		conn_read(bev, c);
+	}
 }
 
 static void
@@ -309,6 +387,8 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	(void)sa;
 	(void)salen;
 	(void)arg;
+	if (nconns + 1 >= CONTROL_MAX_CLIENTS)
+		accept_pause("too many clients");
 	if (c == NULL ||
 	    (c->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
@@ -326,17 +406,25 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	if (conns != NULL)
 		conns->prev = c;
 	conns = c;
+	nconns++;
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
+	/* Input past one maximal line is not read: memory per client stays
+	 * bounded, and conn_read sees the overlong line and answers it. */
+	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_MAX_LINE + 2);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
 static void
 accept_error(struct evconnlistener *l, void *arg)
 {
+	int e = EVUTIL_SOCKET_ERROR();
+
 	(void)l;
 	(void)arg;
-	/* EMFILE and friends: log and go on; the listener retries. */
-	log_warn("accept");
+	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
+		accept_pause(strerror(e));
+	else
+		log_warnx("accept: %s", strerror(e));
 }
 
 /* Is someone answering on path?  Decides between "live daemon, refuse"
@@ -396,6 +484,8 @@ control_init(struct event_base *base, const char *path)
 	}
 	if (chmod(path, 0660) == -1)
 		log_warn("chmod %s", path);
+	if (lstat(path, &sock_st) == -1)
+		memset(&sock_st, 0, sizeof(sock_st));
 	listener = evconnlistener_new(base, accept_cb, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);
 	if (listener == NULL) {
@@ -404,6 +494,7 @@ control_init(struct event_base *base, const char *path)
 		goto fail;
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
+	resume_ev = evtimer_new(base, accept_resume, NULL);
 	snprintf(sock_path, sizeof(sock_path), "%s", path);
 	return 0;
 fail:
@@ -412,14 +503,45 @@ fail:
 	return -1;
 }
 
-void
-control_shutdown(void)
+/* Remove the socket file only if it is still the one this daemon made:
+ * another stressd may have replaced it meanwhile. */
+static void
+unlink_own_socket(void)
 {
-	while (conns != NULL)
-		conn_free(conns);
+	struct stat st;
+
+	if (lstat(sock_path, &st) == 0 && st.st_ino == sock_st.st_ino &&
+	    st.st_dev == sock_st.st_dev)
+		unlink(sock_path);
+}
+
+void
+control_stop_accepting(void)
+{
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;
-		unlink(sock_path);
+		unlink_own_socket();
 	}
+	if (resume_ev != NULL) {
+		event_free(resume_ev);
+		resume_ev = NULL;
+	}
+}
+
+bool
+control_output_pending(void)
+{
+	for (struct control_conn *c = conns; c != NULL; c = c->next)
+		if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+			return true;
+	return false;
+}
+
+void
+control_shutdown(void)
+{
+	control_stop_accepting();
+	while (conns != NULL)
+		conn_free(conns);
 }

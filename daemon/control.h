@@ -11,7 +11,15 @@
 
 /* A client whose unread replies pass this is disconnected, so one that
  * never reads cannot grow the daemon's memory. */
-#define CONTROL_MAX_PENDING_OUTPUT	(4 * 1024 * 1024)
+#define CONTROL_MAX_PENDING_OUTPUT	(256 * 1024)
+/* Requests of a client with more replies than this unsent wait until they
+ * have left (a pipelining client is slowed, not cut off). */
+#define CONTROL_OUTPUT_RESUME		(64 * 1024)
+/* Clients connected at once; past it accepting pauses.  With the bound
+ * above and one line of input each, all clients together hold < 1 GiB. */
+#define CONTROL_MAX_CLIENTS		2048
+/* A string id is echoed in the reply, so it is kept short. */
+#define CONTROL_MAX_ID_LEN		256
 /* Deeper JSON than this is refused as a parse error. */
 #define CONTROL_MAX_JSON_DEPTH		32
 
@@ -20,6 +28,11 @@ struct control_conn;
 /* Listen on path (a stale socket file is replaced; a live daemon on it
  * makes this fail).  0, or -1 with a message logged. */
 int	control_init(struct event_base *base, const char *path);
+/* Close the listening socket (and remove it); clients stay. */
+void	control_stop_accepting(void);
+/* True while some client still has replies to be sent. */
+bool	control_output_pending(void);
+/* Close every client and the listening socket. */
 void	control_shutdown(void);
 
 /* The peer's credentials, for the log. */

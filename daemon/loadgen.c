@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -6,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "loadgen.h"
 #include "log.h"
@@ -29,27 +32,55 @@ struct loadgen {
 	atomic_uint			 running;
 };
 
+/* An update_file larger than this is refused rather than read into memory
+ * (8 bytes a value are kept; 64 MiB of text is millions of values). */
+#define UPDATE_FILE_MAX	(64L * 1024 * 1024)
+
 int
 loadgen_read_values(const char *path, double **values, size_t *n, char *err,
     size_t errlen)
 {
-	FILE *fp = fopen(path, "re");
-	char line[512];
-	size_t cap = 0, lineno = 0;
+	FILE *fp = NULL;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, linecap = 0;
+	ssize_t len;
 	double *v = NULL;
+	struct stat st;
+	int fd;
 
 	*values = NULL;
 	*n = 0;
-	if (fp == NULL) {
+	/* Read in the event loop: a FIFO or a device must not block or spin
+	 * it, so only a regular file of bounded size is taken. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), fp) != NULL) {
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > UPDATE_FILE_MAX) {
+		snprintf(err, errlen, "%s is larger than %ld bytes", path,
+		    UPDATE_FILE_MAX);
+		close(fd);
+		return -1;
+	}
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while ((len = getline(&line, &linecap, fp)) != -1) {
 		char *colon, *end, *s;
 		double d;
 
 		lineno++;
+		if (strlen(line) != (size_t)len)
+			goto nul;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == '\0' || line[0] == '#')
 			continue;
@@ -76,6 +107,7 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 		v[(*n)++] = d;
 	}
 	fclose(fp);
+	free(line);
 	if (*n == 0) {
 		snprintf(err, errlen, "%s holds no ts:value line", path);
 		free(v);
@@ -87,10 +119,14 @@ bad:
 	snprintf(err, errlen, "%s: line %zu: expected ts:value, got '%.60s'",
 	    path, lineno, line);
 	goto fail;
+nul:
+	snprintf(err, errlen, "%s: line %zu: NUL byte", path, lineno);
+	goto fail;
 nomem:
 	snprintf(err, errlen, "%s: out of memory", path);
 fail:
 	fclose(fp);
+	free(line);
 	free(v);
 	*n = 0;
 	return -1;
@@ -159,16 +195,11 @@ write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
     uint32_t n)
 {
 	struct queue_batch b;
-	bool create_ok, update_ok;
-	uint64_t completed;
+	struct queue_result res;
 
 	queue_direct_begin(lg->q, file, n, value_cb, lg, &b);
-	writer_write_batch(w, &b, &create_ok, &update_ok);
-	completed = queue_done(lg->q, &b, create_ok, update_ok);
-	if ((!create_ok || !update_ok) && lg->hooks.error != NULL)
-		lg->hooks.error(lg->hooks.arg, w->err);
-	if (update_ok && lg->hooks.progress != NULL)
-		lg->hooks.progress(lg->hooks.arg, completed, n);
+	writer_write_batch(w, &b, &res);
+	writer_finish(lg->q, &b, &res, w, &lg->hooks);
 }
 
 /* Offer the staged updates under one lock acquisition. */
@@ -207,10 +238,11 @@ loadgen_main(void *arg)
 		n = p->max_updates - claim < p->updates_per_open ?
 		    p->max_updates - claim : p->updates_per_open;
 		/* The n-th update of the run is not issued before
-		 * n * update_time / max_updates seconds; what is staged goes
-		 * out before the generator sleeps. */
+		 * n * update_time / max_updates seconds: a pick issues updates
+		 * claim+1 .. claim+n at once, so it waits for the last one.
+		 * What is staged goes out before the generator sleeps. */
 		if (p->update_time > 0) {
-			double due = lg->start + (double)(claim + 1) *
+			double due = lg->start + (double)(claim + n) *
 			    p->update_time / (double)p->max_updates;
 
 			if (util_now() < due) {

@@ -23,6 +23,10 @@
 static struct event_base	*base;
 static bool			 shutting_down;
 static double			 last_status;
+static double			 exit_deadline;	/* flushing final replies */
+
+/* How long the final replies (to wait and stop) may take to leave. */
+#define EXIT_FLUSH_SECONDS	2.0
 
 static void
 usage(FILE *fp)
@@ -73,7 +77,15 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		sd_notifyf(0, "STATUS=%s", line);
 		last_status = now;
 	}
-	if (shutting_down && commands_quiescent())
+	if (!shutting_down || !commands_quiescent())
+		return;
+	/* The run has ended and its waiters were answered: stop accepting,
+	 * let the replies leave, then exit. */
+	if (exit_deadline == 0) {
+		control_stop_accepting();
+		exit_deadline = now + EXIT_FLUSH_SECONDS;
+	}
+	if (!control_output_pending() || now >= exit_deadline)
 		event_base_loopbreak(base);
 }
 

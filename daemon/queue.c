@@ -17,7 +17,8 @@ struct qfile {
 	int64_t			 base_ts;
 	uint64_t		 next_k;	/* k of the next enqueued update */
 	double			 oldest;	/* enqueue time of the first pending value */
-	uint32_t		 n_sig, n_insig;	/* pending, not in flight */
+	uint64_t		 n_sig, n_insig;	/* pending, not in flight;
+						   zero runs make 2^32 possible */
 	uint32_t		 next, prev;	/* links in the list named by list */
 	uint8_t			 list;
 	uint8_t			 reserved;
@@ -427,7 +428,7 @@ static void
 detach_locked(struct queue *q, uint32_t i, struct queue_batch *b, double now)
 {
 	struct qfile *qf = &q->f[i];
-	uint64_t count = (uint64_t)qf->n_sig + qf->n_insig;
+	uint64_t count = qf->n_sig + qf->n_insig;
 
 	b->file = i;
 	b->create = qf->create_pending;
@@ -503,8 +504,8 @@ queue_try_take(struct queue *q, struct queue_batch *b, double now)
 }
 
 uint64_t
-queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
-    bool update_ok)
+queue_done(struct queue *q, struct queue_batch *b,
+    const struct queue_result *res)
 {
 	struct qfile *qf = &q->f[b->file];
 	uint64_t completed;
@@ -516,7 +517,7 @@ queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
 	q->c.last_done = now;
 	if (b->create) {
 		q->c.creates_pending--;
-		if (create_ok) {
+		if (res->create_ok) {
 			q->c.creates_completed++;
 			qf->exists = 1;
 		} else {
@@ -527,12 +528,12 @@ queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
 	if (b->count > 0) {
 		q->c.in_flight -= b->count;
 		q->c.significant_ops_completed += b->n_sig;
-		if (update_ok)
-			q->c.updates_completed += b->count;
-		else {
-			q->c.updates_failed += b->count;
-			q->c.errors++;
-		}
+		uint64_t written = res->written < b->count ? res->written :
+		    b->count;
+
+		q->c.updates_completed += written;
+		q->c.updates_failed += b->count - written;
+		q->c.errors += res->failed_calls;
 	}
 	qf->reserved = 0;
 	if (qf->head != NULL)
@@ -589,7 +590,7 @@ queue_discard(struct queue *q)
 	pthread_mutex_lock(&q->mu);
 	for (uint32_t i = 0; i < q->cfg.files; i++) {
 		struct qfile *qf = &q->f[i];
-		uint64_t count = (uint64_t)qf->n_sig + qf->n_insig;
+		uint64_t count = qf->n_sig + qf->n_insig;
 
 		if (qf->list == LIST_SIG)
 			list_remove(q, &q->sig, i);

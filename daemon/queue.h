@@ -121,10 +121,18 @@ void	queue_push_create(struct queue *q, uint32_t file);
 bool	queue_take(struct queue *q, struct queue_batch *b, double now);
 /* Non-blocking take; false when nothing is selectable. */
 bool	queue_try_take(struct queue *q, struct queue_batch *b, double now);
-/* Return a batch: counts it completed or failed, frees its values,
- * unreserves the file.  Returns updates_completed after it. */
-uint64_t queue_done(struct queue *q, struct queue_batch *b, bool create_ok,
-	    bool update_ok);
+/* What became of a batch. */
+struct queue_result {
+	bool		create_ok;	/* the create, if the batch had one */
+	uint64_t	written;	/* values that landed, in time order */
+	uint64_t	failed_calls;	/* rrd_update_r calls that failed */
+};
+
+/* Return a batch: its first `written` values count completed, the rest
+ * failed; frees its values and unreserves the file.  Returns
+ * updates_completed after it. */
+uint64_t queue_done(struct queue *q, struct queue_batch *b,
+	    const struct queue_result *res);
 
 /* The no-queue path: wait for the file's reservation, assign timestamps
  * and values to n updates, and hand them back as a batch already in

@@ -37,6 +37,7 @@ struct run {
 	double			 start_mono, end_mono;
 	time_t			 start_wall, end_wall;
 	bool			 stop_requested, discard;
+	bool			 failed;	/* ends failed, with reason */
 	uint64_t		 generated;	/* final, once ended */
 	struct queue_counters	 last;		/* window of "current" rates */
 	struct queue_counters	 final;		/* frozen at the end */
@@ -216,7 +217,7 @@ start_load(struct run *r)
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot start generator threads");
 		r->state = RUN_DRAINING;
-		r->stop_requested = true;
+		r->failed = true;
 		return;
 	}
 	r->state = RUN_RUNNING;
@@ -352,9 +353,11 @@ run_tick(struct run *r)
 		if (c.creates_pending > 0)
 			return false;
 		if (c.creates_completed == 0) {
+			pthread_mutex_lock(&r->err_mu);
 			snprintf(r->reason, sizeof(r->reason),
 			    "every create failed; first error: %s",
 			    r->nkept > 0 ? r->kept[0] : "none recorded");
+			pthread_mutex_unlock(&r->err_mu);
 			finish(r, RUN_FAILED);
 			return true;
 		}
@@ -371,8 +374,8 @@ run_tick(struct run *r)
 			return false;
 		if (!queue_idle(r->q))
 			return false;
-		finish(r, r->reason[0] && r->lg == NULL && !r->stop_requested ?
-		    RUN_FAILED : r->stop_requested ? RUN_STOPPED : RUN_DONE);
+		finish(r, r->failed ? RUN_FAILED : r->stop_requested ?
+		    RUN_STOPPED : RUN_DONE);
 		return true;
 	default:
 		return false;

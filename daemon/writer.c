@@ -91,34 +91,36 @@ put_value(char *out, double v)
 		*out++ = 'U';
 		return out;
 	}
-	if (v == (double)(long long)v && v > -1e15 && v < 1e15)
+	if (v > -1e15 && v < 1e15 && v == (double)(long long)v)
 		return put_int(out, (long long)v);
 	return out + snprintf(out, 25, "%.15g", v);
 }
 
 void
 writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
-    bool *create_ok, bool *update_ok)
+    struct queue_result *res)
 {
 	const struct stress_params *p = w->p;
 	struct queue_iter it;
 	uint64_t k = b->first_k, left = b->count;
 
-	*create_ok = *update_ok = true;
+	res->create_ok = true;
+	res->written = 0;
+	res->failed_calls = 0;
 	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
 		snprintf(w->err, sizeof(w->err), "file %u: path too long",
 		    b->file);
-		*create_ok = !b->create;
-		*update_ok = false;
+		res->create_ok = !b->create;
+		res->failed_calls = left > 0;
 		return;
 	}
 	if (b->create && rrdfile_create(p, w->path, (time_t)b->base_ts,
-	    w->err, sizeof(w->err)) == -1)
-		*create_ok = false;
-	if (left == 0)
+	    w->err, sizeof(w->err)) == -1) {
+		res->create_ok = false;
 		return;
+	}
 	queue_iter_init(&it, b);
-	while (left > 0 && *update_ok) {
+	while (left > 0) {
 		size_t n = left > WRITER_MAX_VALUES_PER_CALL ?
 		    WRITER_MAX_VALUES_PER_CALL : (size_t)left;
 		char *out;
@@ -141,10 +143,34 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 		w->calls++;
 		if (rrd_update_r(w->path, NULL, (int)n, w->argv) != 0) {
 			rrdfile_error(w->path, w->err, sizeof(w->err));
-			*update_ok = false;
+			res->failed_calls = 1;
+			return;
 		}
+		res->written += n;
 		left -= n;
 	}
+}
+
+bool
+writer_failed(const struct queue_batch *b, const struct queue_result *res)
+{
+	return !res->create_ok || res->written < b->count;
+}
+
+void
+writer_finish(struct queue *q, struct queue_batch *b,
+    const struct queue_result *res, const struct writer_ctx *w,
+    const struct writer_hooks *hooks)
+{
+	uint64_t completed;
+
+	/* The error is recorded before the batch is returned, so whoever
+	 * sees the counters move also finds its message. */
+	if (writer_failed(b, res) && hooks->error != NULL)
+		hooks->error(hooks->arg, w->err);
+	completed = queue_done(q, b, res);
+	if (res->written > 0 && hooks->progress != NULL)
+		hooks->progress(hooks->arg, completed, res->written);
 }
 
 static void *
@@ -156,16 +182,11 @@ writer_main(void *arg)
 
 	writer_ctx_init(&w, wp->p);
 	while (queue_take(wp->q, &b, util_now())) {
-		bool create_ok = true, update_ok = true;
-		uint64_t completed, count = b.count;
+		struct queue_result res = { true, b.count, 0 };
 
 		if (!wp->null_sink)
-			writer_write_batch(&w, &b, &create_ok, &update_ok);
-		completed = queue_done(wp->q, &b, create_ok, update_ok);
-		if ((!create_ok || !update_ok) && wp->hooks.error != NULL)
-			wp->hooks.error(wp->hooks.arg, w.err);
-		if (update_ok && count > 0 && wp->hooks.progress != NULL)
-			wp->hooks.progress(wp->hooks.arg, completed, count);
+			writer_write_batch(&w, &b, &res);
+		writer_finish(wp->q, &b, &res, &w, &wp->hooks);
 	}
 	writer_ctx_free(&w);
 	return NULL;

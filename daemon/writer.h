@@ -31,10 +31,15 @@ struct writer_ctx {
 
 void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p);
 void	writer_ctx_free(struct writer_ctx *w);
-/* Create (if the batch asks) and update one file.  On failure the flags
- * say which step failed and w->err holds librrd's message with the path. */
+/* Create (if the batch asks) and update one file, filling res for
+ * queue_done.  On failure w->err holds librrd's message with the path.
+ * A failed create skips the updates (they count failed, with no second
+ * error); a failed call of a split batch leaves its later values unwritten. */
 void	writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
-	    bool *create_ok, bool *update_ok);
+	    struct queue_result *res);
+/* True when res records a failure (w->err says which). */
+bool	writer_failed(const struct queue_batch *b,
+	    const struct queue_result *res);
 
 /* What the pool tells its owner after each batch. */
 struct writer_hooks {
@@ -43,6 +48,12 @@ struct writer_hooks {
 	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
 	void	*arg;
 };
+
+/* Report a written batch to the hooks and return it to the queue (shared
+ * by the pool and the generators' no-queue path). */
+void	writer_finish(struct queue *q, struct queue_batch *b,
+	    const struct queue_result *res, const struct writer_ctx *w,
+	    const struct writer_hooks *hooks);
 
 struct writer_pool;
 

@@ -46,6 +46,23 @@ push1(struct queue *q, uint32_t file, double v)
 	assert_int_equal(queue_push(q, file, 1, fixed_value, &v), 1);
 }
 
+/* Return a batch as a writer would: all written, or the call failed. */
+static uint64_t
+done_ok(struct queue *q, struct queue_batch *b)
+{
+	struct queue_result r = { true, b->count, 0 };
+
+	return queue_done(q, b, &r);
+}
+
+static uint64_t
+done_failed(struct queue *q, struct queue_batch *b)
+{
+	struct queue_result r = { true, 0, 1 };
+
+	return queue_done(q, b, &r);
+}
+
 static void
 assert_conserved(struct queue *q)
 {
@@ -101,12 +118,12 @@ test_reservation(void **state)
 	assert_int_equal(c.in_flight, 1);
 	assert_int_equal(c.total_operations_pending, 2);
 	assert_conserved(q);
-	assert_int_equal(queue_done(q, &b, true, true), 1);
+	assert_int_equal(done_ok(q, &b), 1);
 	assert_true(queue_try_take(q, &b2, util_now()));
 	assert_int_equal(b2.file, 0);
 	assert_int_equal(b2.count, 2);
 	assert_int_equal(b2.first_k, 2);	/* timestamps continue */
-	assert_int_equal(queue_done(q, &b2, true, true), 3);
+	assert_int_equal(done_ok(q, &b2), 3);
 	assert_true(queue_idle(q));
 	assert_conserved(q);
 	queue_destroy(q);
@@ -133,7 +150,7 @@ test_zero_run_merge(void **state)
 	assert_int_equal(b.segs->n, 100000);
 	assert_int_equal(b.count, 100000);
 	assert_int_equal(b.n_sig, 0);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 
 	for (size_t n = 0; n < 4; n++)
 		push1(q, 0, want[n]);
@@ -143,7 +160,7 @@ test_zero_run_merge(void **state)
 	while (queue_iter_next(&it, &v))
 		assert_true(v == want[i++]);
 	assert_int_equal(i, 4);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	assert_conserved(q);
 	queue_destroy(q);
 }
@@ -163,7 +180,7 @@ test_fifo_without_priority(void **state)
 	assert_int_equal(c.files_with_insignificant_work, 0);
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_int_equal(b.file, 0);	/* plain FIFO */
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	queue_destroy(q);
 }
 
@@ -185,7 +202,7 @@ test_priority(void **state)
 	/* Significant work first, though it came last. */
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_int_equal(b.file, 2);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	/* File 1 gets a significant update: it moves to the high list. */
 	push1(q, 1, 9.0);
 	queue_snapshot(q, &c);
@@ -195,10 +212,10 @@ test_priority(void **state)
 	assert_int_equal(b.file, 1);
 	assert_int_equal(b.count, 2);
 	assert_int_equal(b.n_sig, 1);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_int_equal(b.file, 0);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	assert_conserved(q);
 	queue_destroy(q);
 }
@@ -220,7 +237,7 @@ test_promotion(void **state)
 	 * takes the head of the low list (no significant work). */
 	assert_true(queue_try_take(q, &b, t0));
 	assert_int_equal(b.file, 0);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	push1(q, 10, 1.0);
 	/* 9 files on the low list, 10 s to move them all: after 5 s about
 	 * 4 are promoted ahead of the significant file 10. */
@@ -229,7 +246,7 @@ test_promotion(void **state)
 	assert_int_equal(c.promotion_count, 4);
 	assert_int_not_equal(b.file, 10);
 	assert_int_equal(b.file, 4);	/* promoted to the head in turn */
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	queue_destroy(q);
 }
 
@@ -282,19 +299,72 @@ test_creates(void **state)
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_int_equal(b.file, 0);
 	assert_true(b.create);		/* the create goes before updates */
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_false(b.create);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	push1(q, 0, 2);
 	assert_true(queue_try_take(q, &b, util_now()));
 	assert_false(b.create);		/* created once only */
-	queue_done(q, &b, true, false);
+	done_failed(q, &b);
 	queue_snapshot(q, &c);
 	assert_int_equal(c.creates_completed, 1);
 	assert_int_equal(c.updates_failed, 1);
 	assert_int_equal(c.errors, 1);
 	assert_conserved(q);
+	queue_destroy(q);
+}
+
+/* A split batch whose second call failed: the first part counts
+ * completed, the rest failed, and one error for the one failed call. */
+static void
+test_partial_write(void **state)
+{
+	struct queue *q = new_queue(1, false);
+	struct queue_batch b;
+	struct queue_result r = { true, 7, 1 };
+	struct queue_counters c;
+
+	(void)state;
+	for (int n = 0; n < 10; n++)
+		push1(q, 0, 1.0);
+	assert_true(queue_try_take(q, &b, util_now()));
+	assert_int_equal(queue_done(q, &b, &r), 7);
+	queue_snapshot(q, &c);
+	assert_int_equal(c.updates_completed, 7);
+	assert_int_equal(c.updates_failed, 3);
+	assert_int_equal(c.errors, 1);
+	assert_int_equal(c.significant_ops_pending, 0);
+	assert_conserved(q);
+	queue_destroy(q);
+}
+
+/* A failed create: its updates fail with it, counted as one error. */
+static void
+test_failed_create(void **state)
+{
+	struct queue_config cfg = { .files = 1, .queue_creates = true };
+	struct queue *q = queue_create(&cfg);
+	struct queue_batch b;
+	struct queue_result r = { false, 0, 0 };
+	struct queue_counters c;
+
+	(void)state;
+	push1(q, 0, 1.0);
+	push1(q, 0, 2.0);
+	assert_true(queue_try_take(q, &b, util_now()));
+	assert_true(b.create);
+	queue_done(q, &b, &r);
+	queue_snapshot(q, &c);
+	assert_int_equal(c.creates_failed, 1);
+	assert_int_equal(c.updates_failed, 2);
+	assert_int_equal(c.errors, 1);
+	assert_conserved(q);
+	/* The file still does not exist: the next update asks again. */
+	push1(q, 0, 3.0);
+	assert_true(queue_try_take(q, &b, util_now()));
+	assert_true(b.create);
+	done_ok(q, &b);
 	queue_destroy(q);
 }
 
@@ -319,7 +389,7 @@ test_discard(void **state)
 	assert_int_equal(c.in_flight, 10);
 	assert_conserved(q);
 	assert_false(queue_try_take(q, &b2, util_now()));
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	queue_snapshot(q, &c);
 	assert_int_equal(c.significant_ops_pending, 0);
 	assert_true(queue_idle(q));
@@ -343,10 +413,10 @@ test_direct(void **state)
 	assert_int_equal(c.in_flight, 3);
 	assert_int_equal(c.total_operations_pending, 0);
 	assert_conserved(q);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	queue_direct_begin(q, 0, 2, k_value, NULL, &b);
 	assert_int_equal(b.first_k, 4);
-	queue_done(q, &b, true, true);
+	done_ok(q, &b);
 	queue_snapshot(q, &c);
 	assert_int_equal(c.updates_completed, 5);
 	queue_destroy(q);
@@ -379,7 +449,10 @@ mt_consumer(void *arg)
 	struct queue_batch b;
 
 	while (queue_take(m->q, &b, util_now()))
-		queue_done(m->q, &b, true, (b.file % 5) != 0);
+		if (b.file % 5 != 0)
+			done_ok(m->q, &b);
+		else
+			done_failed(m->q, &b);
 	return NULL;
 }
 
@@ -433,6 +506,8 @@ main(void)
 		cmocka_unit_test(test_promotion),
 		cmocka_unit_test(test_high_water),
 		cmocka_unit_test(test_creates),
+		cmocka_unit_test(test_partial_write),
+		cmocka_unit_test(test_failed_create),
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_conservation_threads),
