@@ -191,10 +191,11 @@ raw_update_thread(void *arg)
 			uint64_t k = round * o->per_call + j + 1;
 			char *s = w->text + j * RAW_VALUE_LEN;
 
-			/* Non-zero, varying, cheap to compute. */
+			/* Non-zero, varying, cheap to compute; the same range as
+			 * stressd's synthetic values (1..100000). */
 			snprintf(s, RAW_VALUE_LEN, "%lld:%" PRIu64,
 			    (long long)rf->last + (long long)(k * o->step),
-			    (f * 7919 + k) % 1000 + 1);
+			    (f * 7919 + k) % 100000 + 1);
 			w->argv[j] = s;
 		}
 
