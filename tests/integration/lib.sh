@@ -124,6 +124,14 @@ cleanup() {
 		fi
 		wait "$DPID" 2>/dev/null
 	fi
+	# Under ./configure --enable-sanitizers a report in the daemon's log
+	# fails the test even when every assertion passed.
+	if [ "$rc" -eq 0 ] && [ -f "$DLOG" ] && grep -q -E \
+	    'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$DLOG"; then
+		printf 'FAIL: %s: sanitizer report in the daemon log\n' \
+		    "$TEST_NAME" >&2
+		rc=1
+	fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -f "$DLOG" ]; then
 		printf -- '---- last 60 lines of %s\n' "$DLOG" >&2
 		tail -n 60 "$DLOG" >&2
