@@ -1014,8 +1014,9 @@ main(int argc, char **argv)
 		break;
 	case CLIENT_TIMEOUT:
 		/* Only we stop waiting; the daemon's run goes on. */
-		fprintf(stderr, "stressctl %s: no reply from %s within %g s\n",
-		    ctl.cmd->name, ctl.socket, ctl.timeout);
+		fprintf(stderr, "stressctl %s: the run was still going after "
+		    "%g s (the timeout); it goes on\n", ctl.cmd->name,
+		    ctl.timeout);
 		ret = CTL_EXIT_ERROR;
 		break;
 	case CLIENT_IO:

@@ -20,6 +20,8 @@ static struct {
 	double		 started;
 	unsigned	 next_id;
 	struct run	*run;		/* the current or the last run */
+	struct run	*pending;	/* being prepared; becomes run */
+	bool		 stop_pending;	/* a signal came while preparing */
 } d;
 
 static void cmd_start(struct control_conn *, json_object *, json_object *);
@@ -123,10 +125,13 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 {
 	struct stress_params p;
 	const char *field = NULL;
-	char err[1500];
-	struct run *r;
-	json_object *res;
+	char err[RUN_ERR_MAX];
 
+	if (d.pending != NULL) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "run %u is being prepared", run_id(d.pending));
+		return;
+	}
 	if (run_active(d.run)) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
 		    "run %u is %s; stop it or wait for it first",
@@ -134,25 +139,42 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 		return;
 	}
 	knobs_defaults(&p);
-	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1) {
+	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1)
 		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
 		    err);
-		goto out;
-	}
-	if ((r = run_start(d.next_id, d.state_dir, &p, &field, err,
-	    sizeof(err))) == NULL) {
-		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
-		    err);
-		goto out;
+	else if ((d.pending = run_prepare(d.next_id, d.state_dir, &p)) == NULL)
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "cannot start preparing the run: out of resources");
+	else
+		/* The reply comes once the files are checked (commands_tick). */
+		control_defer(c, id, CONTROL_WAIT_START);
+	knobs_free(&p);
+}
+
+/* A prepared run either becomes the current run or is refused. */
+static void
+launch_pending(void)
+{
+	struct run *r = d.pending;
+	const char *field;
+	char err[RUN_ERR_MAX];
+	json_object *res;
+
+	d.pending = NULL;
+	if (run_launch(r, &field, err, sizeof(err)) == -1) {
+		control_fail_deferred(CONTROL_WAIT_START,
+		    PROTO_ERR_BAD_ARGUMENT, field, err);
+		run_free(r);
+		return;
 	}
 	d.next_id++;
 	run_free(d.run);
 	d.run = r;
 	res = run_status_json(r);
 	json_object_object_add(res, "run_id", json_object_new_int64(run_id(r)));
-	control_reply_ok(c, id, res);
-out:
-	knobs_free(&p);
+	control_complete_deferred(CONTROL_WAIT_START, res);
+	if (d.stop_pending)
+		run_stop(r, true);
 }
 
 static void
@@ -173,7 +195,7 @@ cmd_stop(struct control_conn *c, json_object *args, json_object *id)
 	}
 	run_stop(d.run, drain);
 	if (wait) {
-		control_defer(c, id);
+		control_defer(c, id, CONTROL_WAIT_RUN_END);
 		return;
 	}
 	res = json_object_new_object();
@@ -224,7 +246,7 @@ cmd_wait(struct control_conn *c, json_object *args, json_object *id)
 	if (!args_allowed(c, args, id, none))
 		return;
 	if (run_active(d.run))
-		control_defer(c, id);
+		control_defer(c, id, CONTROL_WAIT_RUN_END);
 	else
 		control_reply_ok(c, id, current_stats());
 }
@@ -308,13 +330,18 @@ commands_init(const char *state_dir, const char *socket_path)
 void
 commands_tick(void)
 {
+	if (d.pending != NULL && run_prepared(d.pending))
+		launch_pending();
 	if (d.run != NULL && run_active(d.run) && run_tick(d.run))
-		control_complete_deferred(run_stats_json(d.run));
+		control_complete_deferred(CONTROL_WAIT_RUN_END,
+		    run_stats_json(d.run));
 }
 
 void
 commands_shutdown(bool drain)
 {
+	if (d.pending != NULL)
+		d.stop_pending = true;	/* stopped once launched */
 	if (run_active(d.run))
 		run_stop(d.run, drain);
 }
@@ -322,7 +349,7 @@ commands_shutdown(bool drain)
 bool
 commands_quiescent(void)
 {
-	return !run_active(d.run);
+	return d.pending == NULL && !run_active(d.run);
 }
 
 void
@@ -334,6 +361,7 @@ commands_summary(char *buf, size_t len)
 void
 commands_finish(void)
 {
+	run_free(d.pending);
 	run_free(d.run);
-	d.run = NULL;
+	d.pending = d.run = NULL;
 }

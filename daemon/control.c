@@ -22,7 +22,7 @@ struct control_conn {
 	struct bufferevent	*bev;
 	struct control_conn	*next, *prev;
 	json_object		*deferred_id;
-	bool			 deferred;	/* parked until the run ends */
+	enum control_wait	 deferred;	/* 0, or what it is parked for */
 	bool			 peer_eof;	/* the client shut its writing side */
 	bool			 closing;	/* free once output is flushed */
 	uid_t			 uid;
@@ -144,7 +144,7 @@ control_reply_error(struct control_conn *c, json_object *id, const char *code,
     const char *field, const char *fmt, ...)
 {
 	json_object *r = envelope(id, false), *e = json_object_new_object();
-	char msg[2048];
+	char msg[CONTROL_MAX_MESSAGE];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -161,15 +161,18 @@ control_reply_error(struct control_conn *c, json_object *id, const char *code,
 }
 
 void
-control_defer(struct control_conn *c, json_object *id)
+control_defer(struct control_conn *c, json_object *id, enum control_wait what)
 {
 	json_object_put(c->deferred_id);
 	c->deferred_id = id != NULL ? json_object_get(id) : NULL;
-	c->deferred = true;
+	c->deferred = what;
 }
 
-void
-control_complete_deferred(json_object *result)
+/* Answer every connection parked for what: with a copy of result, or
+ * with the error when result is NULL. */
+static void
+answer_deferred(enum control_wait what, json_object *result, const char *code,
+    const char *field, const char *message)
 {
 	struct control_conn *c, *next;
 
@@ -177,11 +180,15 @@ control_complete_deferred(json_object *result)
 		json_object *copy = NULL;
 
 		next = c->next;
-		if (!c->deferred)
+		if (c->deferred != what)
 			continue;
-		c->deferred = false;
-		json_object_deep_copy(result, &copy, NULL);
-		control_reply_ok(c, c->deferred_id, copy);
+		c->deferred = 0;
+		if (result != NULL) {
+			json_object_deep_copy(result, &copy, NULL);
+			control_reply_ok(c, c->deferred_id, copy);
+		} else
+			control_reply_error(c, c->deferred_id, code, field,
+			    "%s", message);
 		json_object_put(c->deferred_id);
 		c->deferred_id = NULL;
 		if (conn_reap(c))
@@ -189,7 +196,20 @@ control_complete_deferred(json_object *result)
 		/* Requests that arrived while parked are handled now. */
 		bufferevent_trigger(c->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
 	}
+}
+
+void
+control_complete_deferred(enum control_wait what, json_object *result)
+{
+	answer_deferred(what, result, NULL, NULL, NULL);
 	json_object_put(result);
+}
+
+void
+control_fail_deferred(enum control_wait what, const char *code,
+    const char *field, const char *message)
+{
+	answer_deferred(what, NULL, code, field, message);
 }
 
 void

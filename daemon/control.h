@@ -18,6 +18,8 @@
 /* Clients connected at once; past it accepting pauses.  With the bound
  * above and one line of input each, all clients together hold < 1 GiB. */
 #define CONTROL_MAX_CLIENTS		2048
+/* Longest error message in a reply (it may name long paths). */
+#define CONTROL_MAX_MESSAGE		16384
 /* A string id is echoed in the reply, so it is kept short. */
 #define CONTROL_MAX_ID_LEN		256
 /* Deeper JSON than this is refused as a parse error. */
@@ -44,9 +46,20 @@ void	control_reply_ok(struct control_conn *c, json_object *id,
 void	control_reply_error(struct control_conn *c, json_object *id,
 	    const char *code, const char *field, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
-/* Answer later: the connection is parked until control_complete_deferred. */
-void	control_defer(struct control_conn *c, json_object *id);
-/* Reply to every parked connection with a copy of result (consumed). */
-void	control_complete_deferred(json_object *result);
+/* What a parked connection waits for. */
+enum control_wait {
+	CONTROL_WAIT_START = 1,		/* the prepared run launched or not */
+	CONTROL_WAIT_RUN_END,		/* the run ended (wait, stop) */
+};
+
+/* Answer later: the connection is parked until its event. */
+void	control_defer(struct control_conn *c, json_object *id,
+	    enum control_wait what);
+/* Reply to every connection parked for what with a copy of result
+ * (consumed). */
+void	control_complete_deferred(enum control_wait what, json_object *result);
+/* Reply with an error to every connection parked for what. */
+void	control_fail_deferred(enum control_wait what, const char *code,
+	    const char *field, const char *message);
 
 #endif

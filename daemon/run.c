@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct run {
 	unsigned		 id;
 	enum run_state		 state;
 	struct stress_params	 p;
+	char			 state_dir[4096];
 	char			 run_dir[4200];
 	char			 log_path[4300];
 	char			 reason[1200];
@@ -45,6 +47,17 @@ struct run {
 	pthread_mutex_t		 err_mu;
 	unsigned		 nkept;
 	char			 kept[RUN_ERRORS_KEPT][1024];
+
+	struct writer_hooks	 hooks;
+	/* Setup (directory checks, file scan) runs in a thread of its own
+	 * so the event loop keeps answering; see run_prepare. */
+	pthread_t		 setup_thread;
+	bool			 setup_joinable;
+	atomic_bool		 setup_done;
+	bool			 launched;
+	int			 setup_rc;
+	const char		*setup_field;
+	char			 setup_err[RUN_ERR_MAX];
 };
 
 const char *
@@ -84,17 +97,6 @@ on_progress(void *arg, uint64_t completed, uint64_t count)
 
 	if (completed / r->p.modulus != (completed - count) / r->p.modulus)
 		stresslog_block(r->sl, r->q);
-}
-
-static const struct writer_hooks *
-hooks_of(struct run *r)
-{
-	static _Thread_local struct writer_hooks h;
-
-	h.error = on_error;
-	h.progress = on_progress;
-	h.arg = r;
-	return &h;
 }
 
 /* ------------------------------------------------------------ setup */
@@ -153,6 +155,10 @@ scan_files(struct run *r, const char *layout, const char **field, char *err,
 			if (errno != ENOENT)
 				BAD("dir", "%s: %s", path, strerror(errno));
 			queue_file_init(r->q, n, (int64_t)r->p.start, false);
+			/* Synchronous creates: the writer pool creates every
+			 * missing file before the first update is generated. */
+			if (!r->p.queue_creates)
+				queue_push_create(r->q, n);
 			r->missing++;
 			continue;
 		}
@@ -212,7 +218,7 @@ fail:
 static void
 start_load(struct run *r)
 {
-	r->lg = loadgen_start(r->q, &r->p, r->replay, r->nreplay, hooks_of(r));
+	r->lg = loadgen_start(r->q, &r->p, r->replay, r->nreplay, &r->hooks);
 	if (r->lg == NULL) {
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot start generator threads");
@@ -221,35 +227,25 @@ start_load(struct run *r)
 		return;
 	}
 	r->state = RUN_RUNNING;
-	log_info("run %u: running, %llu generator threads", r->id,
+	log_info("run %u: running; generator threads: %llu", r->id,
 	    (unsigned long long)r->p.threads);
 }
 
-struct run *
-run_start(unsigned id, const char *state_dir, const struct stress_params *p,
-    const char **field, char *err, size_t errlen)
+/* Everything before the writers start; runs in the setup thread. */
+static int
+setup(struct run *r, const char **field, char *err, size_t errlen)
 {
-	struct run *r = calloc(1, sizeof(*r));
 	struct queue_config qc;
 	char layout[8192];
 
-	*field = NULL;
-	if (r == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	pthread_mutex_init(&r->err_mu, NULL);
-	r->id = id;
-	if (knobs_copy(&r->p, p) == -1)
-		BAD("args", "out of memory");
 	if (r->p.update_file[0] != '\0' && loadgen_read_values(
 	    r->p.update_file, &r->replay, &r->nreplay, err, errlen) == -1) {
 		*field = "update_file";
-		goto fail;
+		return -1;
 	}
 	if (make_dirs(r, field, err, errlen) == -1 ||
 	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
-		goto fail;
+		return -1;
 
 	memset(&qc, 0, sizeof(qc));
 	qc.files = (uint32_t)r->p.files;
@@ -263,9 +259,10 @@ run_start(unsigned id, const char *state_dir, const struct stress_params *p,
 		BAD("files", "out of memory for %llu files",
 		    (unsigned long long)r->p.files);
 	if (scan_files(r, layout, field, err, errlen) == -1)
-		goto fail;
+		return -1;
 
-	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", state_dir, id);
+	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", r->state_dir,
+	    r->id);
 	if (util_mkdir_p(r->run_dir, 0755) == -1)
 		BAD("state_dir", "cannot create %s: %s", r->run_dir,
 		    strerror(errno));
@@ -274,38 +271,84 @@ run_start(unsigned id, const char *state_dir, const struct stress_params *p,
 	r->start_mono = util_now();
 	r->start_wall = time(NULL);
 	r->last.taken_at = r->start_mono;
-	if ((r->sl = stresslog_open(r->log_path, id, &r->p,
+	if ((r->sl = stresslog_open(r->log_path, r->id, &r->p,
 	    r->start_mono)) == NULL)
 		BAD("state_dir", "cannot write %s: %s", r->log_path,
 		    strerror(errno));
-	if ((r->wp = writer_pool_start(r->q, &r->p,
-	    (unsigned)r->p.write_threads, false, hooks_of(r))) == NULL)
-		BAD("write_threads", "cannot start %llu writer threads",
-		    (unsigned long long)r->p.write_threads);
+	return 0;
+fail:
+	return -1;
+}
 
+static void *
+setup_main(void *arg)
+{
+	struct run *r = arg;
+
+	r->setup_rc = setup(r, &r->setup_field, r->setup_err,
+	    sizeof(r->setup_err));
+	atomic_store(&r->setup_done, true);
+	return NULL;
+}
+
+struct run *
+run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	pthread_mutex_init(&r->err_mu, NULL);
+	r->id = id;
+	r->state = RUN_CREATING;
+	r->hooks.error = on_error;
+	r->hooks.progress = on_progress;
+	r->hooks.arg = r;
+	snprintf(r->state_dir, sizeof(r->state_dir), "%s", state_dir);
+	if (knobs_copy(&r->p, p) == -1 ||
+	    pthread_create(&r->setup_thread, NULL, setup_main, r) != 0) {
+		run_free(r);
+		return NULL;
+	}
+	r->setup_joinable = true;
+	return r;
+}
+
+bool
+run_prepared(const struct run *r)
+{
+	return atomic_load(&((struct run *)r)->setup_done);
+}
+
+int
+run_launch(struct run *r, const char **field, char *err, size_t errlen)
+{
+	pthread_join(r->setup_thread, NULL);
+	r->setup_joinable = false;
+	*field = NULL;
+	if (r->setup_rc == -1) {
+		*field = r->setup_field;
+		snprintf(err, errlen, "%s", r->setup_err);
+		return -1;
+	}
+	if ((r->wp = writer_pool_start(r->q, &r->p,
+	    (unsigned)r->p.write_threads, false, &r->hooks)) == NULL) {
+		*field = "write_threads";
+		snprintf(err, errlen, "cannot start %llu writer threads",
+		    (unsigned long long)r->p.write_threads);
+		return -1;
+	}
+	r->launched = true;
 	log_info("run %u: %llu files in %s (%llu to create), %llu updates, "
-	    "%llu writers", id, (unsigned long long)r->p.files, r->p.dir,
+	    "%llu writers", r->id, (unsigned long long)r->p.files, r->p.dir,
 	    (unsigned long long)r->missing,
 	    (unsigned long long)r->p.max_updates,
 	    (unsigned long long)r->p.write_threads);
-	if (!r->p.queue_creates && r->missing > 0) {
-		/* Synchronous creates: the writer pool creates every missing
-		 * file before the first update is generated. */
-		r->state = RUN_CREATING;
-		for (uint32_t n = 0; n < r->p.files; n++) {
-			char path[4200];
-			struct stat st;
-
-			rrdfile_path(&r->p, n, path, sizeof(path));
-			if (stat(path, &st) == -1)
-				queue_push_create(r->q, n);
-		}
-	} else
+	if (!r->p.queue_creates && r->missing > 0)
+		r->state = RUN_CREATING;	/* the creates are queued */
+	else
 		start_load(r);
-	return r;
-fail:
-	run_free(r);
-	return NULL;
+	return 0;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -548,7 +591,9 @@ run_free(struct run *r)
 {
 	if (r == NULL)
 		return;
-	if (run_active(r)) {
+	if (r->setup_joinable)
+		pthread_join(r->setup_thread, NULL);
+	if (r->launched && run_active(r)) {
 		run_stop(r, false);
 		finish(r, RUN_STOPPED);
 	}

@@ -14,6 +14,9 @@ enum run_state {
 	RUN_DONE, RUN_STOPPED, RUN_FAILED
 };
 
+/* Longest refusal message of a start (paths included). */
+#define RUN_ERR_MAX	10240
+
 /* First error messages kept verbatim; later ones are only counted. */
 #define RUN_ERRORS_KEPT	10
 
@@ -22,13 +25,23 @@ struct run;
 const char	*run_state_name(enum run_state s);
 
 /*
- * Validate p, prepare the files and start the run as STATE/runs/<id>.
- * On a bad parameter returns NULL with the offending field in *field and a
- * message in err; the daemon is unchanged.
+ * Start preparing run <id> with parameters p (already checked against the
+ * knob table): a setup thread checks the directory, validates the layout
+ * with librrd, scans existing files (reuse or refuse) and opens
+ * STATE/runs/<id>/stress.log, so the event loop is not blocked by a scan
+ * of 30,000 files.  NULL when no thread could be started.
  */
-struct run	*run_start(unsigned id, const char *state_dir,
-		    const struct stress_params *p, const char **field,
-		    char *err, size_t errlen);
+struct run	*run_prepare(unsigned id, const char *state_dir,
+		    const struct stress_params *p);
+/* Has the setup thread finished? */
+bool		 run_prepared(const struct run *r);
+/*
+ * Once prepared: start the writers and the load.  On a refused setup
+ * returns -1 with the offending field in *field and a message in err;
+ * the run must then be freed and nothing of it remains but files it made.
+ */
+int		 run_launch(struct run *r, const char **field, char *err,
+		    size_t errlen);
 /* Advance the state machine; true when the run just ended. */
 bool		 run_tick(struct run *r);
 /* Stop generating; drain the queue, or discard it and count it dropped. */
