@@ -463,7 +463,8 @@ static const struct field stats_fields[] = {
 	F("significant_ops_enqueued"), F("significant_ops_dequeued"),
 	F("significant_ops_completed"), F("dequeued_operations"),
 	F("dequeued_items"), F("creates_completed"), F("creates_failed"),
-	F("updates_completed"), F("updates_failed"), F("errors"),
+	F("updates_completed"), F("updates_failed"), F("update_calls"),
+	F("errors"),
 	F("promotion_count"),
 	F_SEP,
 };

@@ -534,6 +534,7 @@ queue_done(struct queue *q, struct queue_batch *b,
 		q->c.updates_completed += written;
 		q->c.updates_failed += b->count - written;
 		q->c.errors += res->failed_calls;
+		q->c.update_calls += res->calls;
 	}
 	qf->reserved = 0;
 	if (qf->head != NULL)

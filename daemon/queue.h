@@ -54,6 +54,8 @@ struct queue_counters {
 	uint64_t	creates_failed;
 	uint64_t	updates_completed;
 	uint64_t	updates_failed;
+	uint64_t	update_calls;	/* rrd_update_r calls (a batch over the
+					   writer's cap takes several) */
 	uint64_t	errors;
 	uint64_t	promotion_count;
 	double		first_dequeue;	/* monotonic s of the first dequeue, 0 = none */
@@ -125,7 +127,8 @@ bool	queue_try_take(struct queue *q, struct queue_batch *b, double now);
 struct queue_result {
 	bool		create_ok;	/* the create, if the batch had one */
 	uint64_t	written;	/* values that landed, in time order */
-	uint64_t	failed_calls;	/* rrd_update_r calls that failed */
+	uint64_t	calls;		/* rrd_update_r calls made */
+	uint64_t	failed_calls;	/* of which failed */
 };
 
 /* Return a batch: its first `written` values count completed, the rest

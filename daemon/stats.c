@@ -91,6 +91,7 @@ stats_to_json(const struct queue_counters *c,
 		{ "creates_failed", c->creates_failed },
 		{ "updates_completed", c->updates_completed },
 		{ "updates_failed", c->updates_failed },
+		{ "update_calls", c->update_calls },
 		{ "errors", c->errors },
 		{ "promotion_count", c->promotion_count },
 	};

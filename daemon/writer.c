@@ -106,12 +106,13 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 
 	res->create_ok = true;
 	res->written = 0;
+	res->calls = 0;
 	res->failed_calls = 0;
 	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
 		snprintf(w->err, sizeof(w->err), "file %u: path too long",
 		    b->file);
 		res->create_ok = !b->create;
-		res->failed_calls = left > 0;
+		res->calls = res->failed_calls = left > 0;
 		return;
 	}
 	if (b->create && rrdfile_create(p, w->path, (time_t)b->base_ts,
@@ -140,7 +141,7 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 			*out++ = '\0';
 		}
 		rrd_clear_error();
-		w->calls++;
+		res->calls++;
 		if (rrd_update_r(w->path, NULL, (int)n, w->argv) != 0) {
 			rrdfile_error(w->path, w->err, sizeof(w->err));
 			res->failed_calls = 1;
@@ -182,7 +183,8 @@ writer_main(void *arg)
 
 	writer_ctx_init(&w, wp->p);
 	while (queue_take(wp->q, &b, util_now())) {
-		struct queue_result res = { true, b.count, 0 };
+		/* The null sink "writes" each batch in one call. */
+		struct queue_result res = { true, b.count, b.count > 0, 0 };
 
 		if (!wp->null_sink)
 			writer_write_batch(&w, &b, &res);

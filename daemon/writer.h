@@ -26,7 +26,6 @@ struct writer_ctx {
 	size_t				 argvcap;
 	char				 path[4200];
 	char				 err[3072];
-	uint64_t			 calls;	/* rrd_update_r calls made */
 };
 
 void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p);

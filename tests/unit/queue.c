@@ -50,7 +50,7 @@ push1(struct queue *q, uint32_t file, double v)
 static uint64_t
 done_ok(struct queue *q, struct queue_batch *b)
 {
-	struct queue_result r = { true, b->count, 0 };
+	struct queue_result r = { true, b->count, 1, 0 };
 
 	return queue_done(q, b, &r);
 }
@@ -58,7 +58,7 @@ done_ok(struct queue *q, struct queue_batch *b)
 static uint64_t
 done_failed(struct queue *q, struct queue_batch *b)
 {
-	struct queue_result r = { true, 0, 1 };
+	struct queue_result r = { true, 0, 1, 1 };
 
 	return queue_done(q, b, &r);
 }
@@ -324,7 +324,7 @@ test_partial_write(void **state)
 {
 	struct queue *q = new_queue(1, false);
 	struct queue_batch b;
-	struct queue_result r = { true, 7, 1 };
+	struct queue_result r = { true, 7, 2, 1 };
 	struct queue_counters c;
 
 	(void)state;
@@ -335,6 +335,7 @@ test_partial_write(void **state)
 	queue_snapshot(q, &c);
 	assert_int_equal(c.updates_completed, 7);
 	assert_int_equal(c.updates_failed, 3);
+	assert_int_equal(c.update_calls, 2);
 	assert_int_equal(c.errors, 1);
 	assert_int_equal(c.significant_ops_pending, 0);
 	assert_conserved(q);
@@ -348,7 +349,7 @@ test_failed_create(void **state)
 	struct queue_config cfg = { .files = 1, .queue_creates = true };
 	struct queue *q = queue_create(&cfg);
 	struct queue_batch b;
-	struct queue_result r = { false, 0, 0 };
+	struct queue_result r = { false, 0, 0, 0 };
 	struct queue_counters c;
 
 	(void)state;
