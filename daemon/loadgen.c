@@ -294,7 +294,9 @@ loadgen_start(struct queue *q, const struct stress_params *p,
 		goto fail;
 	lg->start = util_now();
 	atomic_store(&lg->running, (unsigned)p->threads);
-	for (; lg->nthreads < p->threads; lg->nthreads++)
+	for (; lg->nthreads < p->threads; lg->nthreads++) {
+		char name[16];
+
 		if (pthread_create(&lg->threads[lg->nthreads], NULL,
 		    loadgen_main, lg) != 0) {
 			log_warnx("cannot start generator thread %u",
@@ -303,6 +305,10 @@ loadgen_start(struct queue *q, const struct stress_params *p,
 			    (unsigned)p->threads - lg->nthreads);
 			goto fail;
 		}
+		/* Named for top -H, perf and gdb. */
+		snprintf(name, sizeof(name), "gen-%u", lg->nthreads);
+		pthread_setname_np(lg->threads[lg->nthreads], name);
+	}
 	return lg;
 fail:
 	loadgen_stop(lg);

@@ -311,6 +311,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 		return NULL;
 	}
 	r->setup_joinable = true;
+	pthread_setname_np(r->setup_thread, "run-setup");
 	return r;
 }
 

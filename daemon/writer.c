@@ -209,12 +209,18 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 		wp->hooks = *hooks;
 	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL)
 		goto fail;
-	for (; wp->n < nthreads; wp->n++)
+	for (; wp->n < nthreads; wp->n++) {
+		char name[16];
+
 		if (pthread_create(&wp->threads[wp->n], NULL, writer_main,
 		    wp) != 0) {
 			log_warnx("cannot start writer thread %u", wp->n);
 			goto fail;
 		}
+		/* Named for top -H, perf and gdb. */
+		snprintf(name, sizeof(name), "writer-%u", wp->n);
+		pthread_setname_np(wp->threads[wp->n], name);
+	}
 	return wp;
 fail:
 	queue_close(q);
