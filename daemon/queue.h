@@ -155,7 +155,4 @@ bool	queue_idle(struct queue *q);
 void	queue_iter_init(struct queue_iter *it, const struct queue_batch *b);
 bool	queue_iter_next(struct queue_iter *it, double *v);
 
-/* Release the memory of a batch's values (queue_done does this). */
-void	queue_batch_free(struct queue_batch *b);
-
 #endif
