@@ -21,7 +21,8 @@ static struct {
 	unsigned	 next_id;
 	struct run	*run;		/* the current or the last run */
 	struct run	*pending;	/* being prepared; becomes run */
-	bool		 stop_pending;	/* a signal came while preparing */
+	bool		 cancel_pending;/* stop came while preparing */
+	bool		 shutting_down;	/* SIGTERM/SIGINT: no new runs */
 } d;
 
 static void cmd_start(struct control_conn *, json_object *, json_object *);
@@ -127,6 +128,11 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 	const char *field = NULL;
 	char err[RUN_ERR_MAX];
 
+	if (d.shutting_down) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "stressd is shutting down");
+		return;
+	}
 	if (d.pending != NULL) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
 		    "run %u is being prepared", run_id(d.pending));
@@ -161,11 +167,19 @@ launch_pending(void)
 	json_object *res;
 
 	d.pending = NULL;
+	/* A stop or a signal while preparing: the run never starts (its
+	 * queued creates included), and whoever waits hears so. */
+	if (d.cancel_pending || d.shutting_down) {
+		control_fail_deferred(CONTROL_WAIT_START, PROTO_ERR_NO_RUN,
+		    NULL, d.shutting_down ? "stressd is shutting down; the run "
+		    "was not started" : "the run was stopped before it started");
+		d.cancel_pending = false;
+		goto refused;
+	}
 	if (run_launch(r, &field, err, sizeof(err)) == -1) {
 		control_fail_deferred(CONTROL_WAIT_START,
 		    PROTO_ERR_BAD_ARGUMENT, field, err);
-		run_free(r);
-		return;
+		goto refused;
 	}
 	d.next_id++;
 	run_free(d.run);
@@ -173,8 +187,11 @@ launch_pending(void)
 	res = run_status_json(r);
 	json_object_object_add(res, "run_id", json_object_new_int64(run_id(r)));
 	control_complete_deferred(CONTROL_WAIT_START, res);
-	if (d.stop_pending)
-		run_stop(r, true);
+	return;
+refused:
+	run_free(r);
+	/* Those who waited for the run's end get the last run as it is. */
+	control_complete_deferred(CONTROL_WAIT_RUN_END, current_stats());
 }
 
 static void
@@ -188,6 +205,17 @@ cmd_stop(struct control_conn *c, json_object *args, json_object *id)
 	    !arg_bool(c, args, id, "drain", &drain) ||
 	    !arg_bool(c, args, id, "wait", &wait))
 		return;
+	if (d.pending != NULL) {
+		/* Not started yet: it is refused when its preparation ends. */
+		d.cancel_pending = true;
+		res = json_object_new_object();
+		json_object_object_add(res, "run_id",
+		    json_object_new_int64(run_id(d.pending)));
+		json_object_object_add(res, "state",
+		    json_object_new_string("stopped"));
+		control_reply_ok(c, id, res);
+		return;
+	}
 	if (!run_active(d.run)) {
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
 		    "no run is active");
@@ -233,6 +261,8 @@ cmd_status(struct control_conn *c, json_object *args, json_object *id)
 	    json_object_new_string(d.state_dir));
 	json_object_object_add(o, "state",
 	    json_object_new_string(run_state_name(run_state(d.run))));
+	json_object_object_add(o, "preparing_run", d.pending != NULL ?
+	    json_object_new_int64(run_id(d.pending)) : NULL);
 	json_object_object_add(o, "run",
 	    d.run != NULL ? run_status_json(d.run) : NULL);
 	control_reply_ok(c, id, o);
@@ -245,7 +275,7 @@ cmd_wait(struct control_conn *c, json_object *args, json_object *id)
 
 	if (!args_allowed(c, args, id, none))
 		return;
-	if (run_active(d.run))
+	if (run_active(d.run) || d.pending != NULL)
 		control_defer(c, id, CONTROL_WAIT_RUN_END);
 	else
 		control_reply_ok(c, id, current_stats());
@@ -340,8 +370,7 @@ commands_tick(void)
 void
 commands_shutdown(bool drain)
 {
-	if (d.pending != NULL)
-		d.stop_pending = true;	/* stopped once launched */
+	d.shutting_down = true;	/* a pending run is refused, not started */
 	if (run_active(d.run))
 		run_stop(d.run, drain);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,6 +34,7 @@ static struct evconnlistener	*listener;
 static struct event		*resume_ev;	/* re-enables accepting */
 static struct control_conn	*conns;
 static unsigned			 nconns;
+static unsigned			 max_clients;	/* what the fd limit allows */
 static bool			 accepting_paused;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat		 sock_st;	/* the socket file we made */
@@ -61,7 +63,7 @@ accept_resume(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	if (listener == NULL)
 		return;
-	if (nconns >= CONTROL_MAX_CLIENTS) {
+	if (nconns >= max_clients) {
 		struct timeval tv = { 0, 200000 };
 
 		event_add(resume_ev, &tv);
@@ -407,8 +409,8 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	(void)sa;
 	(void)salen;
 	(void)arg;
-	if (nconns + 1 >= CONTROL_MAX_CLIENTS)
-		accept_pause("too many clients");
+	if (nconns + 1 >= max_clients)
+		accept_pause("as many clients as the descriptor limit allows");
 	if (c == NULL ||
 	    (c->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
@@ -471,12 +473,21 @@ control_init(struct event_base *base, const char *path)
 {
 	struct sockaddr_un sun;
 	struct stat st;
+	struct rlimit rl;
 	int fd = -1;
 
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		log_warnx("socket path too long: %s", path);
 		return -1;
 	}
+	/* Clients must never take the descriptors the writers, the setup
+	 * thread and librrd need: the run's writes would fail. */
+	max_clients = CONTROL_MAX_CLIENTS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
+		max_clients = rl.rlim_cur > 2 * CONTROL_FD_RESERVE ?
+		    (unsigned)(rl.rlim_cur - CONTROL_FD_RESERVE) :
+		    (unsigned)(rl.rlim_cur / 2);
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_warnx("%s exists and is not a socket; not "

@@ -16,8 +16,11 @@
  * have left (a pipelining client is slowed, not cut off). */
 #define CONTROL_OUTPUT_RESUME		(64 * 1024)
 /* Clients connected at once; past it accepting pauses.  With the bound
- * above and one line of input each, all clients together hold < 1 GiB. */
+ * above and one line of input each, all clients together hold < 1 GiB.
+ * Lower when the descriptor limit is: CONTROL_FD_RESERVE descriptors stay
+ * for the writers, generators (no-queue mode) and librrd. */
 #define CONTROL_MAX_CLIENTS		2048
+#define CONTROL_FD_RESERVE		256
 /* Longest error message in a reply (it may name long paths). */
 #define CONTROL_MAX_MESSAGE		16384
 /* A string id is echoed in the reply, so it is kept short. */

@@ -45,24 +45,35 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 	size_t cap = 0, lineno = 0, linecap = 0;
 	ssize_t len;
 	double *v = NULL;
-	struct stat st;
+	struct stat st, st2;
 	int fd;
 
 	*values = NULL;
 	*n = 0;
-	/* Read in the event loop: a FIFO or a device must not block or spin
-	 * it, so only a regular file of bounded size is taken. */
+	/* Only a regular file of bounded size is taken: a FIFO or a device
+	 * would block or never end, and opening some devices does things.
+	 * stat before open, fstat after, and the two must be one file. */
+	if (stat(path, &st) == -1) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file", path);
+		return -1;
+	}
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a regular file", path);
+	if (fstat(fd, &st2) == -1 || !S_ISREG(st2.st_mode) ||
+	    st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
+		snprintf(err, errlen, "%s changed while opened", path);
 		close(fd);
 		return -1;
 	}
-	if (st.st_size > UPDATE_FILE_MAX) {
+	if (st2.st_size > UPDATE_FILE_MAX) {
 		snprintf(err, errlen, "%s is larger than %ld bytes", path,
 		    UPDATE_FILE_MAX);
 		close(fd);
@@ -105,6 +116,11 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 			v = nv;
 		}
 		v[(*n)++] = d;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "%s: read error after line %zu", path,
+		    lineno);
+		goto fail;
 	}
 	fclose(fp);
 	free(line);

@@ -111,8 +111,9 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
 		snprintf(w->err, sizeof(w->err), "file %u: path too long",
 		    b->file);
+		/* As a failed create: the values fail with one error. */
 		res->create_ok = !b->create;
-		res->calls = res->failed_calls = left > 0;
+		res->failed_calls = !b->create && left > 0;
 		return;
 	}
 	if (b->create && rrdfile_create(p, w->path, (time_t)b->base_ts,
@@ -223,6 +224,9 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 	}
 	return wp;
 fail:
+	/* The writers already started must not work off the queue (creates
+	 * queued during setup) while the caller waits for them. */
+	queue_discard(q);
 	queue_close(q);
 	writer_pool_join(wp);
 	return NULL;
