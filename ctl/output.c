@@ -734,14 +734,14 @@ text_version(json_object *res)
 	table_free(&t);
 }
 
-const struct output output_text = {
-	.start = text_start,
-	.stop = text_stop,
-	.stats = text_stats,
-	.status = text_status,
-	.help = text_help,
-	.version = text_version,
-};
+const struct output output_text = { {
+	[VIEW_START] = text_start,
+	[VIEW_STOP] = text_stop,
+	[VIEW_STATS] = text_stats,
+	[VIEW_STATUS] = text_status,
+	[VIEW_HELP] = text_help,
+	[VIEW_VERSION] = text_version,
+} };
 
 /* ---------------------------------------------------------------- json */
 
@@ -752,11 +752,11 @@ json_result(json_object *res)
 	printf("%s\n", output_json_string(res));
 }
 
-const struct output output_json = {
-	.start = json_result,
-	.stop = json_result,
-	.stats = json_result,
-	.status = json_result,
-	.help = json_result,
-	.version = json_result,
-};
+const struct output output_json = { {
+	[VIEW_START] = json_result,
+	[VIEW_STOP] = json_result,
+	[VIEW_STATS] = json_result,
+	[VIEW_STATUS] = json_result,
+	[VIEW_HELP] = json_result,
+	[VIEW_VERSION] = json_result,
+} };

@@ -5,15 +5,21 @@
 
 #include <json-c/json.h>
 
+/* What a reply's result is shown as; the command table names one. */
+enum output_view {
+	VIEW_START,
+	VIEW_STOP,
+	VIEW_STATS,	/* stats and wait */
+	VIEW_STATUS,
+	VIEW_HELP,
+	VIEW_VERSION,
+	VIEW_COUNT
+};
+
 /* Each function prints the "result" object of a successful reply (which
  * may be NULL if the daemon sent none) on stdout. */
 struct output {
-	void	(*start)(json_object *result);
-	void	(*stop)(json_object *result);
-	void	(*stats)(json_object *result);	/* stats and wait */
-	void	(*status)(json_object *result);
-	void	(*help)(json_object *result);
-	void	(*version)(json_object *result);
+	void	(*print[VIEW_COUNT])(json_object *result);
 };
 
 extern const struct output output_text;

@@ -52,8 +52,9 @@ struct command {
 	const char	*details;	/* more --help text, or NULL */
 	int		(*parse)(struct ctl *, int, char **);
 	/* Print the result; returns the exit code. */
-	int		(*done)(struct ctl *, const struct output *,
-			    json_object *);
+	enum output_view view;		/* how the result is shown */
+	/* The exit status the result calls for; NULL: 0. */
+	int		(*check)(struct ctl *, json_object *);
 };
 
 /* The options every command also accepts after its name. */
@@ -724,57 +725,23 @@ run_outcome(const struct command *cmd, json_object *res, bool final)
 }
 
 static int
-done_start(struct ctl *ctl, const struct output *out, json_object *res)
-{
-	(void)ctl;
-	out->start(res);
-	return CTL_EXIT_OK;
-}
-
-static int
-done_stop(struct ctl *ctl, const struct output *out, json_object *res)
+check_stop(struct ctl *ctl, json_object *res)
 {
 	json_object *wait = NULL;
 
-	out->stop(res);
 	/* Without wait the run is still draining: only failed counts. */
 	json_object_object_get_ex(ctl->args, "wait", &wait);
 	return run_outcome(ctl->cmd, res, json_object_get_boolean(wait));
 }
 
 static int
-done_stats(struct ctl *ctl, const struct output *out, json_object *res)
+check_wait(struct ctl *ctl, json_object *res)
 {
-	(void)ctl;
-	out->stats(res);
-	return CTL_EXIT_OK;
-}
-
-static int
-done_wait(struct ctl *ctl, const struct output *out, json_object *res)
-{
-	out->stats(res);
 	return run_outcome(ctl->cmd, res, true);
 }
 
 static int
-done_status(struct ctl *ctl, const struct output *out, json_object *res)
-{
-	(void)ctl;
-	out->status(res);
-	return CTL_EXIT_OK;
-}
-
-static int
-done_help(struct ctl *ctl, const struct output *out, json_object *res)
-{
-	(void)ctl;
-	out->help(res);
-	return CTL_EXIT_OK;
-}
-
-static int
-done_version(struct ctl *ctl, const struct output *out, json_object *res)
+check_version(struct ctl *ctl, json_object *res)
 {
 	json_object *v;
 
@@ -786,13 +753,12 @@ done_version(struct ctl *ctl, const struct output *out, json_object *res)
 		fprintf(stderr, "stressctl: warning: stressd speaks protocol "
 		    "%s, stressctl protocol %d\n", json_object_get_string(v),
 		    PROTO_VERSION);
-	out->version(res);
 	return CTL_EXIT_OK;
 }
 
 static const struct command commands[] = {
 	{ "start", "[options]", "start a run", NULL,
-	  parse_start, done_start },
+	  parse_start, VIEW_START, NULL },
 	{ "stop", "[--no-drain] [--no-wait]",
 	  "stop the current run",
 	  "Options:\n"
@@ -801,11 +767,11 @@ static const struct command commands[] = {
 	  "  -h, --help  print this help and exit\n\n"
 	  "With wait (the default) the final stats are printed and the exit "
 	  "status is 1\nif the run failed.\n",
-	  parse_stop, done_stop },
+	  parse_stop, VIEW_STOP, check_stop },
 	{ "stats", "", "show the counters of the current or last run", NULL,
-	  parse_plain, done_stats },
+	  parse_plain, VIEW_STATS, NULL },
 	{ "status", "", "show the daemon's state and the current or last run",
-	  NULL, parse_plain, done_status },
+	  NULL, parse_plain, VIEW_STATUS, NULL },
 	{ "wait", "[--timeout SECONDS]",
 	  "wait until the current run ends and show its final stats",
 	  "Options:\n"
@@ -813,12 +779,12 @@ static const struct command commands[] = {
 	  "  -h, --help         print this help and exit\n\n"
 	  "The exit status is 0 if the run is done or stopped (or there was "
 	  "none), 1 if it\nfailed.\n",
-	  parse_wait, done_wait },
+	  parse_wait, VIEW_STATS, check_wait },
 	{ "help", "", "list the commands stressd supports", NULL,
-	  parse_plain, done_help },
+	  parse_plain, VIEW_HELP, NULL },
 	{ "version", "", "show the versions of stressd and stressctl", NULL,
-	  parse_plain, done_version },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  parse_plain, VIEW_VERSION, check_version },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL }
 };
 
 /* ---------------------------------------------------------------- main */
@@ -903,7 +869,8 @@ handle_reply(struct ctl *ctl, const char *line)
 		goto fail;
 	}
 	json_object_object_get_ex(reply, "result", &v);
-	ret = ctl->cmd->done(ctl, out, v);
+	out->print[ctl->cmd->view](v);
+	ret = ctl->cmd->check != NULL ? ctl->cmd->check(ctl, v) : CTL_EXIT_OK;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "stressctl: stdout: %s\n", strerror(errno));
 		ret = CTL_EXIT_ERROR;
