@@ -77,6 +77,9 @@ const struct knob knobs_table[] = {
 	  1, 4000000000.0, "timestamp origin: update k of a file is at start + k*step" },
 	{ "seed", "seed", NULL, KNOB_UINT, OFF(seed), "1", 0, 9007199254740991.0,
 	  "seed of the synthetic values" },
+	{ "sample_interval", "sample-interval", NULL, KNOB_DOUBLE,
+	  OFF(sample_interval), "1", 0.1, 60,
+	  "seconds between samples of the queue gauges (run history)" },
 };
 const size_t knobs_count = sizeof(knobs_table) / sizeof(knobs_table[0]);
 

@@ -40,6 +40,7 @@ struct stress_params {
 	char		update_file[4096];
 	uint64_t	start;
 	uint64_t	seed;
+	double		sample_interval;
 };
 
 enum knob_type {

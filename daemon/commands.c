@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include <event2/event.h>
 #include "commands.h"
 #include "control.h"
 #include "knobs.h"
@@ -21,6 +22,7 @@ static struct {
 	unsigned	 next_id;
 	struct run	*run;		/* the current or the last run */
 	struct run	*pending;	/* being prepared; becomes run */
+	struct event	*sample_ev;	/* samples the current run */
 	bool		 cancel_pending;/* stop came while preparing */
 	bool		 shutting_down;	/* SIGTERM/SIGINT: no new runs */
 } d;
@@ -165,6 +167,7 @@ launch_pending(void)
 	const char *field;
 	char err[RUN_ERR_MAX];
 	json_object *res;
+	struct timeval tv;
 
 	d.pending = NULL;
 	/* A stop or a signal while preparing: the run never starts (its
@@ -187,6 +190,12 @@ launch_pending(void)
 	res = run_status_json(r);
 	json_object_object_add(res, "run_id", json_object_new_int64(run_id(r)));
 	control_complete_deferred(CONTROL_WAIT_START, res);
+	/* The sampler is a timer of the event loop: a snapshot is a short
+	 * lock of the queue, no thread of its own. */
+	tv.tv_sec = (time_t)run_sample_interval(r);
+	tv.tv_usec = (suseconds_t)((run_sample_interval(r) - (double)tv.tv_sec) *
+	    1e6);
+	event_add(d.sample_ev, &tv);
 	return;
 refused:
 	run_free(r);
@@ -317,6 +326,16 @@ cmd_version(struct control_conn *c, json_object *args, json_object *id)
 		control_reply_ok(c, id, version_json());
 }
 
+static void
+on_sample(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (d.run != NULL)
+		run_sample(d.run);
+}
+
 /* Run ids continue after the highest one under STATE/runs, so records
  * of earlier daemons are never overwritten. */
 static unsigned
@@ -341,10 +360,14 @@ highest_run_id(const char *runs)
 }
 
 int
-commands_init(const char *state_dir, const char *socket_path)
+commands_init(struct event_base *base, const char *state_dir,
+    const char *socket_path)
 {
 	char runs[4200];
 
+	if ((d.sample_ev = event_new(base, -1, EV_PERSIST, on_sample,
+	    NULL)) == NULL)
+		return -1;
 	snprintf(d.state_dir, sizeof(d.state_dir), "%s", state_dir);
 	snprintf(d.socket_path, sizeof(d.socket_path), "%s", socket_path);
 	snprintf(runs, sizeof(runs), "%s/runs", state_dir);
@@ -362,10 +385,13 @@ commands_tick(void)
 {
 	if (d.pending != NULL && run_prepared(d.pending))
 		launch_pending();
-	if (d.run != NULL && run_active(d.run) && run_tick(d.run))
+	if (d.run != NULL && run_active(d.run) && run_tick(d.run)) {
+		event_del(d.sample_ev);
 		control_complete_deferred(CONTROL_WAIT_RUN_END,
 		    run_stats_json(d.run));
+	}
 }
+
 
 void
 commands_shutdown(bool drain)
@@ -393,4 +419,7 @@ commands_finish(void)
 	run_free(d.pending);
 	run_free(d.run);
 	d.pending = d.run = NULL;
+	if (d.sample_ev != NULL)
+		event_free(d.sample_ev);
+	d.sample_ev = NULL;
 }

@@ -20,7 +20,9 @@ struct command {
 
 const struct command	*commands_find(const char *name);
 
-int	commands_init(const char *state_dir, const char *socket_path);
+struct event_base;
+int	commands_init(struct event_base *base, const char *state_dir,
+	    const char *socket_path);
 /* Called by the main loop's timer: advances the run, answers waiters. */
 void	commands_tick(void);
 /* SIGTERM/SIGINT: stop the run (drain, or discard on a second signal). */

@@ -152,7 +152,7 @@ main(int argc, char *argv[])
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
-	if (commands_init(state_dir, sock) == -1)
+	if (commands_init(base, state_dir, sock) == -1)
 		fatalx("state directory %s is not usable", state_dir);
 	if (control_init(base, sock) == -1)
 		fatalx("cannot listen on %s", sock);

@@ -14,6 +14,7 @@
 #include "queue.h"
 #include "rrdfile.h"
 #include "run.h"
+#include "sampler.h"
 #include "stats.h"
 #include "stresslog.h"
 #include "util.h"
@@ -49,6 +50,7 @@ struct run {
 	char			 kept[RUN_ERRORS_KEPT][1024];
 
 	struct writer_hooks	 hooks;
+	struct sampler		 sampler;
 	/* Setup (directory checks, file scan) runs in a thread of its own
 	 * so the event loop keeps answering; see run_prepare. */
 	pthread_t		 setup_thread;
@@ -305,7 +307,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	r->hooks.progress = on_progress;
 	r->hooks.arg = r;
 	snprintf(r->state_dir, sizeof(r->state_dir), "%s", state_dir);
-	if (knobs_copy(&r->p, p) == -1 ||
+	if (sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
 	    pthread_create(&r->setup_thread, NULL, setup_main, r) != 0) {
 		run_free(r);
 		return NULL;
@@ -440,6 +442,23 @@ run_stop(struct run *r, bool drain)
 	r->state = RUN_DRAINING;
 	log_info("run %u: stopping, %s", r->id,
 	    drain ? "draining the queue" : "discarding the queue");
+}
+
+void
+run_sample(struct run *r)
+{
+	struct queue_counters c;
+
+	if (!r->launched || !run_active(r))
+		return;
+	queue_snapshot(r->q, &c);
+	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
+}
+
+double
+run_sample_interval(const struct run *r)
+{
+	return r->p.sample_interval;
 }
 
 enum run_state
@@ -606,6 +625,7 @@ run_free(struct run *r)
 	}
 	stresslog_close(r->sl);
 	knobs_free(&r->p);
+	sampler_free(&r->sampler);
 	free(r->replay);
 	pthread_mutex_destroy(&r->err_mu);
 	free(r);

@@ -46,6 +46,10 @@ int		 run_launch(struct run *r, const char **field, char *err,
 bool		 run_tick(struct run *r);
 /* Stop generating; drain the queue, or discard it and count it dropped. */
 void		 run_stop(struct run *r, bool drain);
+/* Take one sample of the queue's gauges into the run's history (called
+ * every run_sample_interval seconds while the run is active). */
+void		 run_sample(struct run *r);
+double		 run_sample_interval(const struct run *r);
 enum run_state	 run_state(const struct run *r);
 bool		 run_active(const struct run *r);
 unsigned	 run_id(const struct run *r);

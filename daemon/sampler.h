@@ -1,0 +1,51 @@
+/*
+ * A run's history: the gauges and counters `stats` returns, snapshotted
+ * every sample_interval.  Each sample also feeds the exact distributions
+ * of significant_ops_pending and total_operations_pending, so the report's
+ * averages and histograms cover every sample ever taken.  The samples
+ * themselves are kept for samples.csv in a fixed buffer of SAMPLER_KEEP:
+ * when it fills, the older half is thinned 2:1, so memory is bounded for
+ * runs of days and the recent past stays at full resolution.
+ */
+#ifndef STRESSD_SAMPLER_H
+#define STRESSD_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist.h"
+#include "queue.h"
+
+#define SAMPLER_KEEP	8192
+
+struct sample {
+	double		t;	/* seconds since the run started */
+	uint64_t	significant_ops_pending;
+	uint64_t	total_operations_pending;
+	uint64_t	in_flight;
+	uint64_t	files_with_significant_work;
+	uint64_t	files_with_insignificant_work;
+	uint64_t	offered;
+	uint64_t	enqueued;
+	uint64_t	dropped;
+	uint64_t	updates_completed;
+	uint64_t	updates_failed;
+	uint64_t	creates_completed;
+	uint64_t	errors;
+};
+
+struct sampler {
+	struct sample	*buf;
+	size_t		 n;		/* kept */
+	uint64_t	 taken;		/* ever */
+	unsigned	 thinned;	/* times the older half was thinned */
+	struct dist	 sig, total;
+};
+
+int	sampler_init(struct sampler *s);
+void	sampler_free(struct sampler *s);
+void	sampler_add(struct sampler *s, double t, const struct queue_counters *c);
+/* The kept samples as CSV with a header line; 0 or -1 (errno set). */
+int	sampler_write_csv(const struct sampler *s, const char *path);
+
+#endif
