@@ -242,7 +242,7 @@ loadgen_main(void *arg)
 	size_t nstage = 0;
 	struct writer_ctx w;
 
-	writer_ctx_init(&w, p);
+	writer_ctx_init(&w, p, &lg->hooks);
 	while (!atomic_load(&lg->stop)) {
 		uint64_t claim = atomic_fetch_add(&lg->claimed,
 		    p->updates_per_open);

@@ -12,6 +12,9 @@
 #include "loadgen.h"
 #include "log.h"
 #include "queue.h"
+#include "hist.h"
+#include "mountinfo.h"
+#include "report.h"
 #include "rrdfile.h"
 #include "run.h"
 #include "sampler.h"
@@ -51,6 +54,14 @@ struct run {
 
 	struct writer_hooks	 hooks;
 	struct sampler		 sampler;
+	struct mountinfo	 mount;
+	bool			 have_mount;
+	double			 last_report;	/* monotonic s */
+
+	/* Latency of writes, recorded by the writers under lat_mu; the
+	 * report copies them into the scratch pair. */
+	pthread_mutex_t		 lat_mu;
+	struct hist		*e2p, *call, *e2p_copy, *call_copy;
 	/* Setup (directory checks, file scan) runs in a thread of its own
 	 * so the event loop keeps answering; see run_prepare. */
 	pthread_t		 setup_thread;
@@ -89,6 +100,26 @@ on_error(void *arg, const char *msg)
 			    r->id);
 	}
 	pthread_mutex_unlock(&r->err_mu);
+}
+
+static void
+on_call_time(void *arg, uint64_t ns)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->lat_mu);
+	hist_record(r->call, ns);
+	pthread_mutex_unlock(&r->lat_mu);
+}
+
+static void
+on_persisted(void *arg, uint64_t ns)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->lat_mu);
+	hist_record(r->e2p, ns);
+	pthread_mutex_unlock(&r->lat_mu);
 }
 
 /* A stats block every `modulus` completed updates, as the original. */
@@ -248,6 +279,11 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	if (make_dirs(r, field, err, errlen) == -1 ||
 	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
 		return -1;
+	/* The filesystem under test, for the record. */
+	if (mountinfo_lookup(r->p.dir, &r->mount, err, errlen) == 0)
+		r->have_mount = true;
+	else
+		log_warnx("run %u: %s", r->id, err);
 
 	memset(&qc, 0, sizeof(qc));
 	qc.files = (uint32_t)r->p.files;
@@ -303,11 +339,18 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	pthread_mutex_init(&r->err_mu, NULL);
 	r->id = id;
 	r->state = RUN_CREATING;
+	pthread_mutex_init(&r->lat_mu, NULL);
 	r->hooks.error = on_error;
 	r->hooks.progress = on_progress;
+	r->hooks.call_time = on_call_time;
+	r->hooks.persisted = on_persisted;
 	r->hooks.arg = r;
 	snprintf(r->state_dir, sizeof(r->state_dir), "%s", state_dir);
-	if (sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
+	if ((r->e2p = hist_create()) == NULL ||
+	    (r->call = hist_create()) == NULL ||
+	    (r->e2p_copy = hist_create()) == NULL ||
+	    (r->call_copy = hist_create()) == NULL ||
+	    sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
 	    pthread_create(&r->setup_thread, NULL, setup_main, r) != 0) {
 		run_free(r);
 		return NULL;
@@ -356,6 +399,54 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ lifecycle */
 
+/* report.json and samples.csv, from the live queue or the final numbers. */
+static void
+write_report(struct run *r)
+{
+	struct report_input in;
+	struct queue_counters c;
+	const char *msgs[RUN_ERRORS_KEPT];
+	char err[1024];
+
+	memset(&in, 0, sizeof(in));
+	if (r->q != NULL && run_active(r)) {
+		queue_snapshot(r->q, &c);
+		in.generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+		in.end_mono = c.taken_at;
+	} else {
+		c = r->final;
+		in.generated = r->generated;
+		in.end_mono = r->end_mono;
+		in.end_wall = r->end_wall;
+	}
+	pthread_mutex_lock(&r->lat_mu);
+	hist_reset(r->e2p_copy);
+	hist_reset(r->call_copy);
+	hist_merge(r->e2p_copy, r->e2p);
+	hist_merge(r->call_copy, r->call);
+	pthread_mutex_unlock(&r->lat_mu);
+	pthread_mutex_lock(&r->err_mu);
+	for (unsigned i = 0; i < r->nkept; i++)
+		msgs[i] = r->kept[i];	/* kept[] is only ever appended */
+	in.nerrors = r->nkept;
+	pthread_mutex_unlock(&r->err_mu);
+	in.id = r->id;
+	in.state = run_state_name(r->state);
+	in.reason = r->reason;
+	in.p = &r->p;
+	in.c = &c;
+	in.start_wall = r->start_wall;
+	in.start_mono = r->start_mono;
+	in.sampler = &r->sampler;
+	in.enqueue_to_persist = r->e2p_copy;
+	in.update_call = r->call_copy;
+	in.mount = r->have_mount ? &r->mount : NULL;
+	in.errors = msgs;
+	if (report_write(r->run_dir, &in, err, sizeof(err)) == -1)
+		log_warnx("run %u: cannot write its record: %s", r->id, err);
+	r->last_report = util_now();
+}
+
 static void
 finish(struct run *r, enum run_state final)
 {
@@ -379,6 +470,7 @@ finish(struct run *r, enum run_state final)
 	r->end_mono = util_now();
 	r->end_wall = time(NULL);
 	r->state = final;
+	write_report(r);
 	log_info("run %u %s: %llu updates completed, %llu failed, %llu "
 	    "dropped, %llu errors%s%s", r->id, run_state_name(final),
 	    (unsigned long long)r->final.updates_completed,
@@ -392,6 +484,10 @@ bool
 run_tick(struct run *r)
 {
 	struct queue_counters c;
+
+	if (r->launched && run_active(r) &&
+	    util_now() - r->last_report >= REPORT_REFRESH_S)
+		write_report(r);
 
 	switch (r->state) {
 	case RUN_CREATING:
@@ -626,6 +722,11 @@ run_free(struct run *r)
 	stresslog_close(r->sl);
 	knobs_free(&r->p);
 	sampler_free(&r->sampler);
+	hist_destroy(r->e2p);
+	hist_destroy(r->call);
+	hist_destroy(r->e2p_copy);
+	hist_destroy(r->call_copy);
+	pthread_mutex_destroy(&r->lat_mu);
 	free(r->replay);
 	pthread_mutex_destroy(&r->err_mu);
 	free(r);

@@ -24,10 +24,12 @@ struct writer_pool {
 #define LINE_MAX_LEN(ds)	(24 + (size_t)(ds) * 26)
 
 void
-writer_ctx_init(struct writer_ctx *w, const struct stress_params *p)
+writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
+    const struct writer_hooks *hooks)
 {
 	memset(w, 0, sizeof(*w));
 	w->p = p;
+	w->hooks = hooks;
 }
 
 void
@@ -103,6 +105,8 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 	const struct stress_params *p = w->p;
 	struct queue_iter it;
 	uint64_t k = b->first_k, left = b->count;
+	double t0;
+	int rc;
 
 	res->create_ok = true;
 	res->written = 0;
@@ -143,7 +147,12 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 		}
 		rrd_clear_error();
 		res->calls++;
-		if (rrd_update_r(w->path, NULL, (int)n, w->argv) != 0) {
+		t0 = util_now();
+		rc = rrd_update_r(w->path, NULL, (int)n, w->argv);
+		if (w->hooks != NULL && w->hooks->call_time != NULL)
+			w->hooks->call_time(w->hooks->arg,
+			    (uint64_t)((util_now() - t0) * 1e9));
+		if (rc != 0) {
 			rrdfile_error(w->path, w->err, sizeof(w->err));
 			res->failed_calls = 1;
 			return;
@@ -170,6 +179,9 @@ writer_finish(struct queue *q, struct queue_batch *b,
 	 * sees the counters move also finds its message. */
 	if (writer_failed(b, res) && hooks->error != NULL)
 		hooks->error(hooks->arg, w->err);
+	if (res->written > 0 && b->count > 0 && hooks->persisted != NULL)
+		hooks->persisted(hooks->arg,
+		    (uint64_t)((util_now() - b->oldest_enqueue) * 1e9));
 	completed = queue_done(q, b, res);
 	if (res->written > 0 && hooks->progress != NULL)
 		hooks->progress(hooks->arg, completed, res->written);
@@ -182,7 +194,7 @@ writer_main(void *arg)
 	struct writer_ctx w;
 	struct queue_batch b;
 
-	writer_ctx_init(&w, wp->p);
+	writer_ctx_init(&w, wp->p, &wp->hooks);
 	while (queue_take(wp->q, &b, util_now())) {
 		/* The null sink "writes" each batch in one call. */
 		struct queue_result res = { true, b.count, b.count > 0, 0 };

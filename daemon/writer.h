@@ -17,8 +17,21 @@
  */
 #define WRITER_MAX_VALUES_PER_CALL	10000
 
+/* What the writers tell their owner; any hook may be NULL. */
+struct writer_hooks {
+	void	(*error)(void *arg, const char *msg);
+	/* updates_completed went up to completed with this batch */
+	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
+	/* one rrd_update_r call took ns */
+	void	(*call_time)(void *arg, uint64_t ns);
+	/* a batch landed ns after its oldest value was queued */
+	void	(*persisted)(void *arg, uint64_t ns);
+	void	*arg;
+};
+
 /* Per-thread formatting buffers and the last error. */
 struct writer_ctx {
+	const struct writer_hooks	*hooks;
 	const struct stress_params	*p;
 	char				*buf;
 	size_t				 buflen;
@@ -28,7 +41,8 @@ struct writer_ctx {
 	char				 err[3072];
 };
 
-void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p);
+void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
+	    const struct writer_hooks *hooks);
 void	writer_ctx_free(struct writer_ctx *w);
 /* Create (if the batch asks) and update one file, filling res for
  * queue_done.  On failure w->err holds librrd's message with the path.
@@ -40,13 +54,6 @@ void	writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 bool	writer_failed(const struct queue_batch *b,
 	    const struct queue_result *res);
 
-/* What the pool tells its owner after each batch. */
-struct writer_hooks {
-	void	(*error)(void *arg, const char *msg);
-	/* updates_completed went up to completed with this batch */
-	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
-	void	*arg;
-};
 
 /* Report a written batch to the hooks and return it to the queue (shared
  * by the pool and the generators' no-queue path). */

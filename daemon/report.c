@@ -1,0 +1,220 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "report.h"
+#include "rrdfile.h"
+#include "stats.h"
+
+static json_object *
+iso(time_t t)
+{
+	char buf[32];
+	struct tm tm;
+
+	if (t == 0)
+		return NULL;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_object_new_string(buf);
+}
+
+static json_object *
+latency_json(const struct hist *h)
+{
+	static const struct { const char *key; double p; } pct[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p999", 99.9 },
+	};
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "count",
+	    json_object_new_int64((int64_t)hist_count(h)));
+	json_object_object_add(o, "min",
+	    json_object_new_double((double)hist_min(h) / 1e6));
+	json_object_object_add(o, "mean",
+	    json_object_new_double(hist_mean(h) / 1e6));
+	json_object_object_add(o, "max",
+	    json_object_new_double((double)hist_max(h) / 1e6));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		json_object_object_add(o, pct[i].key, json_object_new_double(
+		    (double)hist_percentile(h, pct[i].p) / 1e6));
+	return o;
+}
+
+static json_object *
+target_json(const struct report_input *in)
+{
+	json_object *o = json_object_new_object();
+	char opts[2048];
+
+	json_object_object_add(o, "dir", json_object_new_string(in->p->dir));
+	if (in->mount == NULL)
+		return o;
+	mountinfo_options(in->mount, opts, sizeof(opts));
+	json_object_object_add(o, "fs_type",
+	    json_object_new_string(in->mount->fs_type));
+	json_object_object_add(o, "mount_source",
+	    json_object_new_string(in->mount->mount_source));
+	json_object_object_add(o, "mount_options", json_object_new_string(opts));
+	json_object_object_add(o, "mount_point",
+	    json_object_new_string(in->mount->mount_point));
+	return o;
+}
+
+static double
+per_s(uint64_t n, double s)
+{
+	return s > 0 ? (double)n / s : 0;
+}
+
+json_object *
+report_json(const struct report_input *in)
+{
+	const struct queue_counters *c = in->c;
+	json_object *o = json_object_new_object(), *x, *y;
+	struct stats_rates z;
+	struct utsname u;
+	char host[256];
+	double all = in->end_mono - in->start_mono;
+	double since_first = c->first_dequeue > 0 ?
+	    (c->last_done > 0 ? c->last_done : in->end_mono) - c->first_dequeue : 0;
+
+	json_object_object_add(o, "schema", json_object_new_int(REPORT_SCHEMA));
+	json_object_object_add(o, "run_id", json_object_new_int64(in->id));
+	json_object_object_add(o, "state", json_object_new_string(in->state));
+	json_object_object_add(o, "reason", in->reason[0] ?
+	    json_object_new_string(in->reason) : NULL);
+	json_object_object_add(o, "stressd_version",
+	    json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "librrd_version",
+	    json_object_new_string(rrdfile_librrd_version()));
+	x = json_object_new_object();
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		json_object_object_add(x, "name", json_object_new_string(host));
+	}
+	if (uname(&u) == 0) {
+		json_object_object_add(x, "kernel",
+		    json_object_new_string(u.release));
+		json_object_object_add(x, "machine",
+		    json_object_new_string(u.machine));
+	}
+	json_object_object_add(x, "cpus",
+	    json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_object_add(o, "host", x);
+	json_object_object_add(o, "params", knobs_to_json(in->p));
+	json_object_object_add(o, "target", target_json(in));
+	json_object_object_add(o, "started_at", iso(in->start_wall));
+	json_object_object_add(o, "ended_at", iso(in->end_wall));
+	json_object_object_add(o, "elapsed_s", json_object_new_double(all));
+
+	/* The final counters by their stats names (rates apart). */
+	memset(&z, 0, sizeof(z));
+	x = stats_to_json(c, &z, &z);
+	json_object_object_del(x, "rates");
+	json_object_object_add(x, "generated",
+	    json_object_new_int64((int64_t)in->generated));
+	json_object_object_add(o, "counters", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "updates_per_s_since_first_update",
+	    json_object_new_double(per_s(c->updates_completed, since_first)));
+	json_object_object_add(x, "updates_per_s_all_time",
+	    json_object_new_double(per_s(c->updates_completed, all)));
+	json_object_object_add(x, "creates_per_s",
+	    json_object_new_double(per_s(c->creates_completed, all)));
+	json_object_object_add(x, "ops_per_update", json_object_new_double(
+	    c->dequeued_items > 0 ? (double)c->dequeued_operations /
+	    (double)c->dequeued_items : 0));
+	json_object_object_add(o, "throughput", x);
+
+	json_object_object_add(o, "samples",
+	    json_object_new_int64((int64_t)in->sampler->taken));
+	json_object_object_add(o, "sample_interval_s",
+	    json_object_new_double(in->p->sample_interval));
+	x = json_object_new_object();
+	json_object_object_add(x, "significant_ops_pending",
+	    dist_to_json(&in->sampler->sig));
+	json_object_object_add(x, "total_operations_pending",
+	    dist_to_json(&in->sampler->total));
+	json_object_object_add(o, "queue_depth", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "enqueue_to_persist",
+	    latency_json(in->enqueue_to_persist));
+	json_object_object_add(x, "update_call", latency_json(in->update_call));
+	json_object_object_add(o, "latency_ms", x);
+
+	x = json_object_new_object();
+	json_object_object_add(x, "count", json_object_new_int64(
+	    (int64_t)c->errors));
+	json_object_object_add(x, "updates_failed", json_object_new_int64(
+	    (int64_t)c->updates_failed));
+	json_object_object_add(x, "creates_failed", json_object_new_int64(
+	    (int64_t)c->creates_failed));
+	y = json_object_new_array();
+	for (unsigned i = 0; i < in->nerrors; i++)
+		json_object_array_add(y, json_object_new_string(in->errors[i]));
+	json_object_object_add(x, "first_messages", y);
+	json_object_object_add(o, "errors", x);
+	return o;
+}
+
+/* Write text to path through a temporary file and a rename. */
+static int
+write_atomic(const char *path, const char *text, size_t len)
+{
+	char tmp[4400];
+	FILE *fp;
+	int saved;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((fp = fopen(tmp, "we")) == NULL)
+		return -1;
+	if (fwrite(text, 1, len, fp) != len || fputc('\n', fp) == EOF) {
+		saved = errno;
+		fclose(fp);
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (fclose(fp) == EOF || rename(tmp, path) == -1) {
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int
+report_write(const char *run_dir, const struct report_input *in, char *err,
+    size_t errlen)
+{
+	char path[4300], tmp[4400];
+	json_object *j = report_json(in);
+	size_t len;
+	const char *text = json_object_to_json_string_length(j,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/report.json", run_dir);
+	if (write_atomic(path, text, len) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	json_object_put(j);
+	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (rc == 0 && (sampler_write_csv(in->sampler, tmp) == -1 ||
+	    rename(tmp, path) == -1)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		rc = -1;
+	}
+	return rc;
+}

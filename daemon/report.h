@@ -1,0 +1,45 @@
+/*
+ * A run's record: STATE/runs/<id>/report.json (schema 1; the keys other
+ * tools rely on are listed in README "Reading the results") and
+ * samples.csv beside it.  Written at run end and every REPORT_REFRESH_S
+ * while the run goes, each time to a temporary file renamed over the old
+ * one, so a reader never sees half a record.
+ */
+#ifndef STRESSD_REPORT_H
+#define STRESSD_REPORT_H
+
+#include <stdint.h>
+#include <time.h>
+#include <json-c/json.h>
+
+#include "hist.h"
+#include "knobs.h"
+#include "mountinfo.h"
+#include "queue.h"
+#include "sampler.h"
+
+#define REPORT_SCHEMA		1
+#define REPORT_REFRESH_S	10.0
+
+struct report_input {
+	unsigned			 id;
+	const char			*state;
+	const char			*reason;	/* "" when none */
+	const struct stress_params	*p;
+	const struct queue_counters	*c;
+	uint64_t			 generated;
+	time_t				 start_wall, end_wall;	/* end 0: running */
+	double				 start_mono, end_mono;	/* end: now */
+	const struct sampler		*sampler;
+	const struct hist		*enqueue_to_persist, *update_call;
+	const struct mountinfo		*mount;		/* NULL: unknown */
+	const char			*const *errors;	/* first messages */
+	unsigned			 nerrors;
+};
+
+json_object	*report_json(const struct report_input *in);
+/* report.json and samples.csv into run_dir; 0, or -1 with err. */
+int		 report_write(const char *run_dir, const struct report_input *in,
+		    char *err, size_t errlen);
+
+#endif

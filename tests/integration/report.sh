@@ -1,0 +1,88 @@
+#!/bin/bash
+# shellcheck disable=SC2015  # A && B || fail is meant
+# The run record: report.json (schema 1) and samples.csv are written at
+# run end and agree with the final stats, with themselves (histogram
+# counts sum to the samples, the average is the histogram's mean) and
+# with findmnt for the target's filesystem.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+command -v findmnt >/dev/null || skip "findmnt is not installed (util-linux)"
+
+D=$T/rrd
+r=$(start_run --dir "$D" --files 100 --threads 4 --write-threads 2 \
+    --max-updates 8000 --update-time 3 --sample-interval 0.2 --rra "$RRA")
+run_id=$(jget "$r" run_id)
+s=$(wait_run)
+assert_eq "$(jget "$s" state)" done "final state"
+R=$STATE/runs/$run_id/report.json
+CSV=$STATE/runs/$run_id/samples.csv
+[ -f "$R" ] || fail "$R missing"
+[ -f "$CSV" ] || fail "$CSV missing"
+rep=$(cat "$R")
+
+assert_eq "$(jget "$rep" schema)" 1 "schema"
+assert_eq "$(jget "$rep" run_id)" "$run_id" "run_id"
+assert_eq "$(jget "$rep" state)" done "state"
+assert_eq "$(jget "$rep" params.files)" 100 "params.files"
+assert_eq "$(jget "$rep" params.sample_interval)" 0.2 "params.sample_interval"
+# final counters equal the final stats
+for k in offered enqueued dropped updates_completed updates_failed errors \
+    creates_completed dequeued_operations dequeued_items update_calls; do
+	assert_eq "$(jget "$rep" "counters.$k")" "$(jget "$s" "$k")" "counters.$k"
+done
+
+# samples: about one per 0.2 s over a ~3 s run, and all in the CSV
+n=$(jnum "$rep" samples)
+assert_num "$n" '>=' 10 "samples"
+assert_num "$n" '<=' 40 "samples"
+assert_eq "$(($(wc -l <"$CSV") - 1))" "$n" "samples.csv rows"
+head -n 1 "$CSV" | grep -q '^elapsed_s,significant_ops_pending,total_operations_pending,' ||
+    fail "samples.csv header: $(head -n 1 "$CSV")"
+
+for q in significant_ops_pending total_operations_pending; do
+	d=$(jq -c ".queue_depth.$q" <<<"$rep")
+	assert_eq "$(jget "$d" samples)" "$n" "$q: samples"
+	assert_eq "$(jq '[.histogram[].count] | add' <<<"$d")" "$n" \
+	    "$q: histogram counts sum to the samples"
+	jq -e '(.average - ([.histogram[] | .value * .count] | add) / .samples)
+	    | fabs < 1e-9' <<<"$d" >/dev/null ||
+	    fail "$q: average is not the histogram's mean: $d"
+	jq -e '.min <= .p50 and .p50 <= .p90 and .p90 <= .p99 and .p99 <= .max' \
+	    <<<"$d" >/dev/null || fail "$q: percentiles out of order: $d"
+	# the CSV column has the same average
+	col=$([ "$q" = significant_ops_pending ] && echo 2 || echo 3)
+	avg=$(awk -F, -v c="$col" 'NR > 1 { s += $c; n++ } END { printf "%.6f", s / n }' "$CSV")
+	jq -e --argjson a "$avg" '(.average - $a) | fabs < 1e-5' <<<"$d" >/dev/null ||
+	    fail "$q: average $(jget "$d" average) but the CSV says $avg"
+done
+
+# latency: every written batch recorded, percentiles ordered, in ms
+for l in enqueue_to_persist update_call; do
+	x=$(jq -c ".latency_ms.$l" <<<"$rep")
+	assert_num "$(jget "$x" count)" '>=' "$(jget "$s" dequeued_items)" "$l: count"
+	jq -e '.min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99
+	    and .p99 <= .p999 and .p999 <= .max and .mean >= .min
+	    and .mean <= .max and .max < 60000' <<<"$x" >/dev/null ||
+	    fail "$l: implausible latency summary: $x"
+done
+
+# throughput as the original printed it
+jq -e '.throughput.updates_per_s_since_first_update > 0 and
+    .throughput.updates_per_s_all_time > 0 and
+    .throughput.updates_per_s_since_first_update >=
+    .throughput.updates_per_s_all_time' <<<"$rep" >/dev/null ||
+    fail "throughput: $(jq -c .throughput <<<"$rep")"
+
+# the target's filesystem, as findmnt sees it
+assert_eq "$(jget "$rep" target.dir)" "$D" "target.dir"
+assert_eq "$(jget "$rep" target.fs_type)" "$(findmnt -n -o FSTYPE -T "$D")" \
+    "target.fs_type"
+assert_eq "$(jget "$rep" target.mount_source)" "$(findmnt -n -o SOURCE -T "$D")" \
+    "target.mount_source"
+want=$(findmnt -n -o OPTIONS -T "$D" | tr ',' '\n' | sort | paste -sd,)
+got=$(jget "$rep" target.mount_options | tr ',' '\n' | sort | paste -sd,)
+assert_eq "$got" "$want" "target.mount_options (as a set)"
+jq -e '.host.name and .host.kernel and .stressd_version and
+    .librrd_version and .started_at and .ended_at' <<<"$rep" >/dev/null ||
+    fail "report lacks host/version/time fields"
+log "ok: $n samples, average significant queue $(jq .queue_depth.significant_ops_pending.average <<<"$rep")"
