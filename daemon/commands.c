@@ -32,6 +32,8 @@ static void cmd_stop(struct control_conn *, json_object *, json_object *);
 static void cmd_stats(struct control_conn *, json_object *, json_object *);
 static void cmd_status(struct control_conn *, json_object *, json_object *);
 static void cmd_wait(struct control_conn *, json_object *, json_object *);
+static void cmd_report(struct control_conn *, json_object *, json_object *);
+static void cmd_runs(struct control_conn *, json_object *, json_object *);
 static void cmd_help(struct control_conn *, json_object *, json_object *);
 static void cmd_version(struct control_conn *, json_object *, json_object *);
 
@@ -47,6 +49,9 @@ static const struct command commands[] = {
 	  "last run", true, cmd_status },
 	{ "wait", "wait", "reply with the final stats once the run has ended",
 	  true, cmd_wait },
+	{ "report", "report [{\"run\": id}]", "the record of a run (report.json; "
+	  "default the current or last run)", true, cmd_report },
+	{ "runs", "runs", "the recorded runs, one summary each", true, cmd_runs },
 	{ "help", "help", "list the commands", true, cmd_help },
 	{ "version", "version", "daemon, protocol and librrd versions", true,
 	  cmd_version },
@@ -334,6 +339,146 @@ on_sample(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	if (d.run != NULL)
 		run_sample(d.run);
+}
+
+/* A recorded run's report.json from STATE/runs/<id>/, or NULL. */
+static json_object *
+load_report(unsigned id)
+{
+	char path[4300];
+
+	snprintf(path, sizeof(path), "%s/runs/%u/report.json", d.state_dir, id);
+	return json_object_from_file(path);
+}
+
+/* The record of run id: fresh for the current run, else from disk. */
+static json_object *
+report_of(unsigned id)
+{
+	if (d.run != NULL && run_id(d.run) == id)
+		return run_report_json(d.run);
+	return load_report(id);
+}
+
+static void
+cmd_report(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const allowed[] = { "run", NULL };
+	json_object *v, *rep;
+	int64_t want;
+
+	if (!args_allowed(c, args, id, allowed))
+		return;
+	if (args != NULL && json_object_object_get_ex(args, "run", &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    (want = json_object_get_int64(v)) < 1 ||
+		    want > 999999999) {
+			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "run",
+			    "run must be a run id (a positive integer)");
+			return;
+		}
+	} else if (d.run != NULL)
+		want = run_id(d.run);
+	else {
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
+		    "no run yet; name one with run");
+		return;
+	}
+	if ((rep = report_of((unsigned)want)) == NULL) {
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, "run",
+		    "no record of run %lld in %s/runs", (long long)want,
+		    d.state_dir);
+		return;
+	}
+	control_reply_ok(c, id, rep);
+}
+
+/* One line of `runs` from a record. */
+static json_object *
+run_summary_json(json_object *rep)
+{
+	static const char *const paths[][3] = {
+		{ "id", "run_id", NULL }, { "state", "state", NULL },
+		{ "started_at", "started_at", NULL },
+		{ "ended_at", "ended_at", NULL },
+		{ "dir", "target", "dir" }, { "fs_type", "target", "fs_type" },
+		{ "mount_options", "target", "mount_options" },
+		{ "updates_completed", "counters", "updates_completed" },
+		{ "significant_avg", "queue_depth", "significant_ops_pending" },
+		{ "report", "files", "report" },
+	};
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		json_object *v = rep;
+
+		for (int k = 1; k < 3 && paths[i][k] != NULL && v != NULL; k++)
+			if (!json_object_object_get_ex(v, paths[i][k], &v))
+				v = NULL;
+		if (v != NULL && strcmp(paths[i][0], "significant_avg") == 0 &&
+		    !json_object_object_get_ex(v, "average", &v))
+			v = NULL;
+		json_object_object_add(o, paths[i][0], json_object_get(v));
+	}
+	return o;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+cmd_runs(struct control_conn *c, json_object *args, json_object *id)
+{
+	static const char *const none[] = { NULL };
+	char runs[4200];
+	unsigned *ids = NULL;
+	size_t n = 0, cap = 0;
+	json_object *list, *o;
+	struct dirent *de;
+	DIR *dir;
+
+	if (!args_allowed(c, args, id, none))
+		return;
+	snprintf(runs, sizeof(runs), "%s/runs", d.state_dir);
+	if ((dir = opendir(runs)) != NULL) {
+		while ((de = readdir(dir)) != NULL) {
+			char *end;
+			unsigned long v = strtoul(de->d_name, &end, 10);
+
+			if (*end != '\0' || end == de->d_name || v == 0 ||
+			    v >= 1000000000UL)
+				continue;
+			if (n == cap) {
+				unsigned *ni = realloc(ids, (cap = cap ? cap * 2 :
+				    64) * sizeof(*ids));
+
+				if (ni == NULL)
+					break;
+				ids = ni;
+			}
+			ids[n++] = (unsigned)v;
+		}
+		closedir(dir);
+	}
+	qsort(ids, n, sizeof(*ids), by_id);
+	list = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		json_object *rep = report_of(ids[i]);
+
+		if (rep == NULL)
+			continue;	/* a run refused before its record */
+		json_object_array_add(list, run_summary_json(rep));
+		json_object_put(rep);
+	}
+	free(ids);
+	o = json_object_new_object();
+	json_object_object_add(o, "runs", list);
+	control_reply_ok(c, id, o);
 }
 
 /* Run ids continue after the highest one under STATE/runs, so records

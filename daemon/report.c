@@ -160,6 +160,25 @@ report_json(const struct report_input *in)
 		json_object_array_add(y, json_object_new_string(in->errors[i]));
 	json_object_object_add(x, "first_messages", y);
 	json_object_object_add(o, "errors", x);
+
+	if (in->run_dir != NULL) {
+		static const struct { const char *key, *name; } f[] = {
+			{ "report", "report.json" },
+			{ "samples_csv", "samples.csv" },
+			{ "metrics_rrd", "metrics.rrd" },
+			{ "stress_log", "stress.log" },
+		};
+		char path[4400];
+
+		x = json_object_new_object();
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", in->run_dir,
+			    f[i].name);
+			json_object_object_add(x, f[i].key,
+			    json_object_new_string(path));
+		}
+		json_object_object_add(o, "files", x);
+	}
 	return o;
 }
 

@@ -35,6 +35,7 @@ struct report_input {
 	const struct mountinfo		*mount;		/* NULL: unknown */
 	const char			*const *errors;	/* first messages */
 	unsigned			 nerrors;
+	const char			*run_dir;	/* for "files" */
 };
 
 json_object	*report_json(const struct report_input *in);

@@ -11,6 +11,7 @@
 
 #include "loadgen.h"
 #include "log.h"
+#include "metricsrrd.h"
 #include "queue.h"
 #include "hist.h"
 #include "mountinfo.h"
@@ -57,6 +58,8 @@ struct run {
 	struct mountinfo	 mount;
 	bool			 have_mount;
 	double			 last_report;	/* monotonic s */
+	char			 metrics_path[4300];
+	time_t			 metrics_last;	/* 0: not (or no longer) written */
 
 	/* Latency of writes, recorded by the writers under lat_mu; the
 	 * report copies them into the scratch pair. */
@@ -313,6 +316,12 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	    r->start_mono)) == NULL)
 		BAD("state_dir", "cannot write %s: %s", r->log_path,
 		    strerror(errno));
+	snprintf(r->metrics_path, sizeof(r->metrics_path), "%s/metrics.rrd",
+	    r->run_dir);
+	if (metricsrrd_create(r->metrics_path, r->start_wall, err, errlen) == 0)
+		r->metrics_last = r->start_wall - 1;
+	else
+		log_warnx("run %u: no metrics.rrd: %s", r->id, err);
 	return 0;
 fail:
 	return -1;
@@ -399,25 +408,22 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ lifecycle */
 
-/* report.json and samples.csv, from the live queue or the final numbers. */
+/* The record's inputs, from the live queue or the final numbers; c and
+ * msgs are the caller's storage. */
 static void
-write_report(struct run *r)
+report_input_of(struct run *r, struct report_input *in,
+    struct queue_counters *c, const char **msgs)
 {
-	struct report_input in;
-	struct queue_counters c;
-	const char *msgs[RUN_ERRORS_KEPT];
-	char err[1024];
-
-	memset(&in, 0, sizeof(in));
+	memset(in, 0, sizeof(*in));
 	if (r->q != NULL && run_active(r)) {
-		queue_snapshot(r->q, &c);
-		in.generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
-		in.end_mono = c.taken_at;
+		queue_snapshot(r->q, c);
+		in->generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+		in->end_mono = c->taken_at;
 	} else {
-		c = r->final;
-		in.generated = r->generated;
-		in.end_mono = r->end_mono;
-		in.end_wall = r->end_wall;
+		*c = r->final;
+		in->generated = r->generated;
+		in->end_mono = r->end_mono;
+		in->end_wall = r->end_wall;
 	}
 	pthread_mutex_lock(&r->lat_mu);
 	hist_reset(r->e2p_copy);
@@ -428,23 +434,49 @@ write_report(struct run *r)
 	pthread_mutex_lock(&r->err_mu);
 	for (unsigned i = 0; i < r->nkept; i++)
 		msgs[i] = r->kept[i];	/* kept[] is only ever appended */
-	in.nerrors = r->nkept;
+	in->nerrors = r->nkept;
 	pthread_mutex_unlock(&r->err_mu);
-	in.id = r->id;
-	in.state = run_state_name(r->state);
-	in.reason = r->reason;
-	in.p = &r->p;
-	in.c = &c;
-	in.start_wall = r->start_wall;
-	in.start_mono = r->start_mono;
-	in.sampler = &r->sampler;
-	in.enqueue_to_persist = r->e2p_copy;
-	in.update_call = r->call_copy;
-	in.mount = r->have_mount ? &r->mount : NULL;
-	in.errors = msgs;
+	in->id = r->id;
+	in->state = run_state_name(r->state);
+	in->reason = r->reason;
+	in->p = &r->p;
+	in->c = c;
+	in->start_wall = r->start_wall;
+	in->start_mono = r->start_mono;
+	in->sampler = &r->sampler;
+	in->enqueue_to_persist = r->e2p_copy;
+	in->update_call = r->call_copy;
+	in->mount = r->have_mount ? &r->mount : NULL;
+	in->errors = msgs;
+	in->run_dir = r->run_dir;
+}
+
+/* report.json and samples.csv in the run's directory. */
+static void
+write_report(struct run *r)
+{
+	struct report_input in;
+	struct queue_counters c;
+	const char *msgs[RUN_ERRORS_KEPT];
+	char err[1024];
+
+	report_input_of(r, &in, &c, msgs);
 	if (report_write(r->run_dir, &in, err, sizeof(err)) == -1)
 		log_warnx("run %u: cannot write its record: %s", r->id, err);
 	r->last_report = util_now();
+}
+
+json_object *
+run_report_json(struct run *r)
+{
+	struct report_input in;
+	struct queue_counters c;
+	const char *msgs[RUN_ERRORS_KEPT];
+
+	if (!r->launched)
+		return NULL;
+	report_input_of(r, &in, &c, msgs);
+	return report_json(&in);
 }
 
 static void
@@ -544,11 +576,26 @@ void
 run_sample(struct run *r)
 {
 	struct queue_counters c;
+	char err[1024];
+	time_t now;
 
 	if (!r->launched || !run_active(r))
 		return;
 	queue_snapshot(r->q, &c);
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
+	now = time(NULL);
+	if (r->metrics_last != 0 && now > r->metrics_last) {
+		/* librrd takes one update per second: samples in between
+		 * are in the history, not the RRD. */
+		if (metricsrrd_update(r->metrics_path, now, &c, err,
+		    sizeof(err)) == 0)
+			r->metrics_last = now;
+		else {
+			log_warnx("run %u: metrics.rrd no longer updated: %s",
+			    r->id, err);
+			r->metrics_last = 0;
+		}
+	}
 }
 
 double

@@ -56,6 +56,8 @@ unsigned	 run_id(const struct run *r);
 
 /* The `stats` result; "current" rates since the previous call. */
 json_object	*run_stats_json(struct run *r);
+/* The run's record (report.json's object), fresh; NULL before launch. */
+json_object	*run_report_json(struct run *r);
 /* The run object of `status`. */
 json_object	*run_status_json(const struct run *r);
 /* `stats` when there has been no run. */

@@ -86,3 +86,42 @@ jq -e '.host.name and .host.kernel and .stressd_version and
     .librrd_version and .started_at and .ended_at' <<<"$rep" >/dev/null ||
     fail "report lacks host/version/time fields"
 log "ok: $n samples, average significant queue $(jq .queue_depth.significant_ops_pending.average <<<"$rep")"
+
+# ---- the daemon serves the record: report, runs
+rr=$(printf '{"cmd":"report","args":{"run":%s}}\n' "$run_id" | rawsend -n 1)
+assert_eq "$(jget "$rr" ok)" true "report command: ok"
+assert_eq "$(jq -c '.result.queue_depth' <<<"$rr")" \
+    "$(jq -c '.queue_depth' "$R")" "report command: queue_depth as on disk"
+assert_eq "$(jget "$rr" result.files.report)" "$R" "report: files.report"
+rl=$(printf '{"cmd":"runs"}\n' | rawsend -n 1)
+assert_eq "$(jq '.result.runs | length' <<<"$rl")" 1 "runs: one run"
+assert_eq "$(jq '.result.runs[0].id' <<<"$rl")" "$run_id" "runs: id"
+assert_eq "$(jq '.result.runs[0].updates_completed' <<<"$rl")" 8000 \
+    "runs: updates_completed"
+expect_error "$(printf '{"cmd":"report","args":{"run":999}}\n' | rawsend -n 1)" \
+    no_run run "report of an unknown run"
+
+# ---- metrics.rrd, checked with rrdtool
+M=$STATE/runs/$run_id/metrics.rrd
+[ -f "$M" ] || fail "$M missing"
+for ds in sig_pending total_pending in_flight completed; do
+	rrdtool info "$M" | grep -q "^ds\[$ds\]\.type" || fail "metrics.rrd has no DS $ds"
+done
+assert_eq "$(rrd_info_get "$M" 'ds[completed].type')" DERIVE "completed DS type"
+last=$(rrdtool lastupdate "$M" | tail -n 1)
+ts=${last%%:*}
+started=$(date -d "$(jget "$rep" started_at)" +%s)
+assert_num "$ts" '>' "$started" "metrics.rrd updated during the run"
+completed_col=$(awk '{ print $5 }' <<<"$last")
+assert_num "$completed_col" '>' 0 "metrics.rrd completed counter"
+assert_num "$completed_col" '<=' 8000 "metrics.rrd completed counter"
+
+# ---- records survive a restart of the daemon
+stop_daemon TERM 30
+start_daemon
+rl=$(printf '{"cmd":"runs"}\n' | rawsend -n 1)
+assert_eq "$(jq '.result.runs[0].id' <<<"$rl")" "$run_id" "runs after a restart"
+rr=$(printf '{"cmd":"report","args":{"run":%s}}\n' "$run_id" | rawsend -n 1)
+assert_eq "$(jget "$rr" result.counters.updates_completed)" 8000 \
+    "report after a restart"
+log "ok: record served, metrics.rrd written, both survive a restart"
