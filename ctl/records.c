@@ -1,0 +1,2 @@
+/* Placeholder until the record commands land; see records.h. */
+#include "records.h"
