@@ -5,9 +5,14 @@
 #include <unistd.h>
 
 #include "config.h"
+#include <stddef.h>
+#include <event2/buffer.h>
 #include <event2/event.h>
 #include "commands.h"
 #include "control.h"
+#include "hist.h"
+#include "prom.h"
+#include "queue.h"
 #include "knobs.h"
 #include "log.h"
 #include "proto.h"
@@ -339,6 +344,94 @@ on_sample(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	if (d.run != NULL)
 		run_sample(d.run);
+}
+
+/* ------------------------------------------------------------ metrics */
+
+#define QC(f)	offsetof(struct queue_counters, f)
+
+/* The Prometheus exposition of the current or last run: gauges, the
+ * counters as _total, the latency histograms in seconds, and a run_info
+ * with the run's labels.  Counters restart with every run (a reset, as
+ * Prometheus expects of counters). */
+void
+commands_metrics(struct evbuffer *out, void *arg)
+{
+	static const struct { const char *name, *type, *help; size_t off; }
+	    m[] = {
+		{ "total_operations_pending", "gauge",
+		  "update values waiting in the queue",
+		  QC(total_operations_pending) },
+		{ "significant_ops_pending", "gauge",
+		  "significant values enqueued and not yet completed",
+		  QC(significant_ops_pending) },
+		{ "files_with_significant_work", "gauge",
+		  "files on the significant list",
+		  QC(files_with_significant_work) },
+		{ "files_with_insignificant_work", "gauge",
+		  "files on the insignificant list",
+		  QC(files_with_insignificant_work) },
+		{ "in_flight", "gauge", "values held by writers", QC(in_flight) },
+		{ "creates_pending", "gauge", "creates queued or in flight",
+		  QC(creates_pending) },
+		{ "offered_total", "counter", "updates offered to the queue",
+		  QC(offered) },
+		{ "enqueued_total", "counter", "updates accepted by the queue",
+		  QC(enqueued) },
+		{ "dropped_total", "counter",
+		  "updates dropped by a high-water mark or a stop without drain",
+		  QC(dropped) },
+		{ "dequeued_operations_total", "counter",
+		  "values taken by writers", QC(dequeued_operations) },
+		{ "dequeued_items_total", "counter", "file batches taken by "
+		  "writers", QC(dequeued_items) },
+		{ "updates_completed_total", "counter", "values written",
+		  QC(updates_completed) },
+		{ "updates_failed_total", "counter", "values whose write failed",
+		  QC(updates_failed) },
+		{ "update_calls_total", "counter", "rrd_update_r calls",
+		  QC(update_calls) },
+		{ "creates_completed_total", "counter", "RRD files created",
+		  QC(creates_completed) },
+		{ "errors_total", "counter", "failed librrd calls", QC(errors) },
+		{ "promotions_total", "counter",
+		  "insignificant files promoted by age", QC(promotion_count) },
+	};
+	struct queue_counters c;
+	struct hist *e2p = NULL, *call = NULL;
+	char name[128], labels[2048], id[32], dir[1024], fs[256];
+	struct run *r = d.run;
+
+	(void)arg;
+	memset(&c, 0, sizeof(c));
+	if (r != NULL) {
+		run_counters(r, &c);
+		prom_label_escape(dir, sizeof(dir), run_target_dir(r));
+		prom_label_escape(fs, sizeof(fs), run_fs_type(r));
+		snprintf(id, sizeof(id), "%u", run_id(r));
+		snprintf(labels, sizeof(labels), "run_id=\"%s\",state=\"%s\","
+		    "dir=\"%s\",fs_type=\"%s\"", id,
+		    run_state_name(run_state(r)), dir, fs);
+		prom_header(out, "stressd_run_info", "gauge",
+		    "the current or last run; its labels name it");
+		prom_sample(out, "stressd_run_info", labels, 1);
+	}
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		snprintf(name, sizeof(name), "stressd_%s", m[i].name);
+		prom_header(out, name, m[i].type, m[i].help);
+		prom_sample(out, name, NULL, (double)*(const uint64_t *)(const
+		    void *)((const char *)&c + m[i].off));
+	}
+	if (r != NULL && (e2p = hist_create()) != NULL &&
+	    (call = hist_create()) != NULL)
+		run_latency(r, e2p, call);
+	prom_histogram(out, "stressd_enqueue_to_persist_seconds",
+	    "time from a batch's oldest value being queued to its write "
+	    "ending", e2p, 1e-9, NULL);
+	prom_histogram(out, "stressd_update_call_seconds",
+	    "time one rrd_update_r call took", call, 1e-9, NULL);
+	hist_destroy(e2p);
+	hist_destroy(call);
 }
 
 /* A recorded run's report.json from STATE/runs/<id>/, or NULL. */

@@ -32,5 +32,8 @@ bool	commands_quiescent(void);
 /* One line for systemd's STATUS=. */
 void	commands_summary(char *buf, size_t len);
 void	commands_finish(void);
+/* Render the Prometheus metrics (a prom_render_fn). */
+struct evbuffer;
+void	commands_metrics(struct evbuffer *out, void *arg);
 
 #endif

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "control.h"
 #include "log.h"
+#include "prom.h"
 #include "proto.h"
 #include "rrdfile.h"
 #include "util.h"
@@ -33,6 +34,7 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: stressd [--socket PATH] [--state-dir DIR] [--log-level LEVEL]\n"
+"               [--metrics-listen [ADDR:]PORT]\n"
 "\n"
 "Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
 "writer threads behind a per-file queue, driven by stressctl(1).\n"
@@ -40,6 +42,9 @@ usage(FILE *fp)
 "  -s, --socket PATH      control socket (default %s)\n"
 "  -d, --state-dir DIR    run records go to DIR/runs/<id> (default %s)\n"
 "  -l, --log-level LEVEL  err, warn, info (default) or debug\n"
+"  -m, --metrics-listen [ADDR:]PORT\n"
+"                         serve Prometheus metrics at GET /metrics (ADDR\n"
+"                         defaults to 127.0.0.1; [::1]:PORT for IPv6)\n"
 "  -h, --help             this text\n"
 "  -V, --version          print the version and exit\n"
 "\n"
@@ -96,18 +101,21 @@ main(int argc, char *argv[])
 		{ "socket",	required_argument,	NULL, 's' },
 		{ "state-dir",	required_argument,	NULL, 'd' },
 		{ "log-level",	required_argument,	NULL, 'l' },
+		{ "metrics-listen", required_argument,	NULL, 'm' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *sock = STRESSD_DEFAULT_SOCKET;
 	const char *state_dir = STRESSD_DEFAULT_STATE_DIR;
+	const char *metrics = NULL;
+	char err[512];
 	int level = LOG_LVL_INFO, ch;
 	struct event *ev_term, *ev_int, *ev_tick;
 	struct timeval tick = { 0, TICK_USEC };
 	struct rlimit rl;
 
-	while ((ch = getopt_long(argc, argv, "s:d:l:hV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:d:l:m:hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			sock = optarg;
@@ -122,6 +130,9 @@ main(int argc, char *argv[])
 				    optarg);
 				return 2;
 			}
+			break;
+		case 'm':
+			metrics = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -156,6 +167,15 @@ main(int argc, char *argv[])
 		fatalx("state directory %s is not usable", state_dir);
 	if (control_init(base, sock) == -1)
 		fatalx("cannot listen on %s", sock);
+	if (metrics != NULL) {
+		if (prom_start(base, metrics, commands_metrics, NULL, err,
+		    sizeof(err)) == -1) {
+			control_shutdown();
+			fatalx("--metrics-listen %s: %s", metrics, err);
+		}
+		log_info("serving metrics on %s (port %d)", metrics,
+		    prom_port());
+	}
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);
 	ev_tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
@@ -168,6 +188,7 @@ main(int argc, char *argv[])
 
 	event_base_dispatch(base);
 
+	prom_stop();
 	control_shutdown();
 	commands_finish();
 	event_free(ev_term);

@@ -466,6 +466,37 @@ write_report(struct run *r)
 	r->last_report = util_now();
 }
 
+void
+run_counters(struct run *r, struct queue_counters *c)
+{
+	if (r->q != NULL && run_active(r))
+		queue_snapshot(r->q, c);
+	else
+		*c = r->final;
+}
+
+void
+run_latency(struct run *r, struct hist *enqueue_to_persist,
+    struct hist *update_call)
+{
+	pthread_mutex_lock(&r->lat_mu);
+	hist_merge(enqueue_to_persist, r->e2p);
+	hist_merge(update_call, r->call);
+	pthread_mutex_unlock(&r->lat_mu);
+}
+
+const char *
+run_fs_type(const struct run *r)
+{
+	return r->have_mount ? r->mount.fs_type : "";
+}
+
+const char *
+run_target_dir(const struct run *r)
+{
+	return r->p.dir;
+}
+
 json_object *
 run_report_json(struct run *r)
 {

@@ -56,6 +56,15 @@ unsigned	 run_id(const struct run *r);
 
 /* The `stats` result; "current" rates since the previous call. */
 json_object	*run_stats_json(struct run *r);
+struct hist;
+struct queue_counters;
+/* The counters now (or as the run ended). */
+void		 run_counters(struct run *r, struct queue_counters *c);
+/* Add the run's latency histograms into the given ones. */
+void		 run_latency(struct run *r, struct hist *enqueue_to_persist,
+		    struct hist *update_call);
+const char	*run_fs_type(const struct run *r);	/* "" if unknown */
+const char	*run_target_dir(const struct run *r);
 /* The run's record (report.json's object), fresh; NULL before launch. */
 json_object	*run_report_json(struct run *r);
 /* The run object of `status`. */
