@@ -232,6 +232,130 @@ table_free(struct table *t)
 	t->n = t->cap = 0;
 }
 
+/* ---------------------------------------------------------------- columns */
+
+struct output_cols {
+	char		*align;		/* 'l' or 'r' per column */
+	size_t		 ncols;
+	char		**cell;		/* row-major */
+	size_t		 n, cap;
+};
+
+struct output_cols *
+output_cols_new(const char *align)
+{
+	struct output_cols *t = nomem(calloc(1, sizeof(*t)));
+
+	t->align = xstrdup(align);
+	t->ncols = strlen(align);
+	if (t->ncols == 0) {
+		/* A programming error, not a user's. */
+		fprintf(stderr, "stressctl: table without columns\n");
+		exit(CTL_EXIT_ERROR);
+	}
+	return t;
+}
+
+void
+output_cols_add(struct output_cols *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	nomem(r == -1 ? NULL : s);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cell = nomem(realloc(t->cell, t->cap * sizeof(*t->cell)));
+	}
+	t->cell[t->n++] = s;
+}
+
+size_t
+output_text_width(const char *s)
+{
+	size_t w = 0;
+
+	/* Count every byte but UTF-8 continuation bytes. */
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+void
+output_cols_print(const struct output_cols *t, int indent)
+{
+	size_t *w = nomem(calloc(t->ncols, sizeof(*w))), rows, last;
+
+	rows = (t->n + t->ncols - 1) / t->ncols;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t cw = output_text_width(t->cell[i]);
+
+		if (cw > w[i % t->ncols])
+			w[i % t->ncols] = cw;
+	}
+	for (size_t r = 0; r < rows; r++) {
+		/* The last non-empty cell ends the line: no trailing blanks. */
+		last = 0;
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t i = r * t->ncols + c;
+
+			if (i < t->n && t->cell[i][0] != '\0')
+				last = c;
+		}
+		printf("%*s", indent, "");
+		for (size_t c = 0; c <= last; c++) {
+			size_t i = r * t->ncols + c;
+			const char *s = i < t->n ? t->cell[i] : "";
+			int pad = (int)(w[c] - output_text_width(s));
+
+			if (c > 0)
+				fputs("  ", stdout);
+			if (t->align[c] == 'r')
+				printf("%*s%s", pad, "", s);
+			else if (c < last)
+				printf("%s%*s", s, pad, "");
+			else
+				fputs(s, stdout);
+		}
+		putchar('\n');
+	}
+	free(w);
+}
+
+void
+output_cols_free(struct output_cols *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	free(t->align);
+	free(t);
+}
+
+const char *
+output_local_time(const char *iso, bool with_zone, char *buf, size_t len)
+{
+	struct tm tm;
+	const char *end;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (end == NULL || *end != '\0' || (t = timegm(&tm)) == (time_t)-1 ||
+	    localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, with_zone ? "%Y-%m-%d %H:%M:%S %z" :
+	    "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "%s", iso);
+	return buf;
+}
+
 /* ---------------------------------------------------------------- values */
 
 /* One value as text; dfmt formats numbers when given. */
@@ -734,6 +858,85 @@ text_version(json_object *res)
 	table_free(&t);
 }
 
+/* ---------------------------------------------------------------- runs */
+
+/* Mount options beyond this are cut ("..."): the rest is in the report. */
+#define RUNS_OPTIONS_WIDTH	32
+
+static char *
+runs_cell(json_object *run, const char *key, const char *dfmt)
+{
+	bool found;
+	json_object *v = get(run, key, &found);
+
+	return found ? value_text(v, dfmt) : xstrdup("-");
+}
+
+static void
+text_runs(json_object *res)
+{
+	json_object *runs = get(res, "runs", NULL);
+	struct output_cols *t;
+	char when[64];
+
+	if (!json_object_is_type(runs, json_type_array)) {
+		if (check_object(res)) {
+			struct table u = { .right = false };
+
+			add_unknown(&u, res, NULL, 0, NULL);
+			table_print(&u);
+			table_free(&u);
+		}
+		return;
+	}
+	if (json_object_array_length(runs) == 0) {
+		printf("no runs recorded\n");
+		return;
+	}
+	t = output_cols_new("rllrrlll");
+	output_cols_add(t, "ID");
+	output_cols_add(t, "STARTED");
+	output_cols_add(t, "STATE");
+	output_cols_add(t, "UPDATES");
+	output_cols_add(t, "SIG AVG");
+	output_cols_add(t, "FS");
+	output_cols_add(t, "DIR");
+	output_cols_add(t, "MOUNT OPTIONS");
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		json_object *v = get(r, "started_at", NULL);
+		char *cells[6];
+
+		cells[0] = runs_cell(r, "id", NULL);
+		cells[1] = runs_cell(r, "state", NULL);
+		cells[2] = runs_cell(r, "updates_completed", NULL);
+		cells[3] = runs_cell(r, "significant_avg", "%.2f");
+		cells[4] = runs_cell(r, "fs_type", NULL);
+		cells[5] = runs_cell(r, "dir", NULL);
+		output_cols_add(t, "%s", cells[0]);
+		output_cols_add(t, "%s", json_object_is_type(v,
+		    json_type_string) ? output_local_time(
+		    json_object_get_string(v), false, when, sizeof(when)) : "-");
+		output_cols_add(t, "%s", cells[1]);
+		output_cols_add(t, "%s", cells[2]);
+		output_cols_add(t, "%s", cells[3]);
+		output_cols_add(t, "%s", cells[4]);
+		output_cols_add(t, "%s", cells[5]);
+		v = get(r, "mount_options", NULL);
+		if (!json_object_is_type(v, json_type_string))
+			output_cols_add(t, "-");
+		else if (json_object_get_string_len(v) > RUNS_OPTIONS_WIDTH)
+			output_cols_add(t, "%.*s...", RUNS_OPTIONS_WIDTH - 3,
+			    json_object_get_string(v));
+		else
+			output_cols_add(t, "%s", json_object_get_string(v));
+		for (size_t c = 0; c < NELEM(cells); c++)
+			free(cells[c]);
+	}
+	output_cols_print(t, 0);
+	output_cols_free(t);
+}
+
 const struct output output_text = { {
 	[VIEW_START] = text_start,
 	[VIEW_STOP] = text_stop,
@@ -741,6 +944,7 @@ const struct output output_text = { {
 	[VIEW_STATUS] = text_status,
 	[VIEW_HELP] = text_help,
 	[VIEW_VERSION] = text_version,
+	[VIEW_RUNS] = text_runs,
 } };
 
 /* ---------------------------------------------------------------- json */
@@ -759,4 +963,5 @@ const struct output output_json = { {
 	[VIEW_STATUS] = json_result,
 	[VIEW_HELP] = json_result,
 	[VIEW_VERSION] = json_result,
+	[VIEW_RUNS] = json_result,
 } };

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "knobs.h"
 #include "output.h"
 #include "proto.h"
+#include "records.h"
 
 /* A parser's verdict besides an exit code: go on and send the request. */
 #define PARSE_OK	(-1)
@@ -32,6 +34,11 @@ enum {
 	OPT_NO_DRAIN,
 	OPT_NO_WAIT,
 	OPT_TIMEOUT,
+	OPT_CSV,
+	OPT_INTERVAL,
+	OPT_COUNT,
+	OPT_WIDTH,
+	OPT_HEIGHT,
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };
@@ -43,6 +50,7 @@ struct ctl {
 	const struct command	*cmd;
 	json_object		*args;		/* the request's "args" */
 	double			 timeout;	/* seconds, <= 0: none */
+	struct records_ctx	 rec;		/* for the record commands */
 };
 
 struct command {
@@ -51,10 +59,14 @@ struct command {
 	const char	*summary;
 	const char	*details;	/* more --help text, or NULL */
 	int		(*parse)(struct ctl *, int, char **);
-	/* Print the result; returns the exit code. */
-	enum output_view view;		/* how the result is shown */
+	/* How the result is shown (VIEW_COUNT: no single result; the
+	 * record commands show their own). */
+	enum output_view view;
 	/* The exit status the result calls for; NULL: 0. */
 	int		(*check)(struct ctl *, json_object *);
+	/* Set for the record commands, which make their own requests (or
+	 * none) instead of the one request named after the command. */
+	int		(*records)(const struct records_ctx *);
 };
 
 /* The options every command also accepts after its name. */
@@ -86,7 +98,8 @@ print_exit_codes(FILE *f)
 {
 	fprintf(f, "\nExit status:\n"
 	    "  %d  success\n"
-	    "  %d  error reply from stressd, or the run failed\n"
+	    "  %d  error reply from stressd, the run failed, or a file could "
+	    "not be read\n     or written\n"
 	    "  %d  usage error (unknown option, bad value)\n"
 	    "  %d  cannot connect to the control socket\n",
 	    CTL_EXIT_OK, CTL_EXIT_ERROR, CTL_EXIT_USAGE, CTL_EXIT_CONNECT);
@@ -655,9 +668,9 @@ parse_wait(struct ctl *ctl, int argc, char **argv)
 	return no_operands(ctl->cmd, argc, argv);
 }
 
-/* Commands whose only options are the common ones. */
+/* Only the common options; operands are left to the caller. */
 static int
-parse_plain(struct ctl *ctl, int argc, char **argv)
+parse_plain_options(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		COMMON_OPTIONS,
@@ -674,7 +687,214 @@ parse_plain(struct ctl *ctl, int argc, char **argv)
 		}
 		return option_error(ctl->cmd, c, argv, opts);
 	}
+	return PARSE_OK;
+}
+
+/* Commands whose only options are the common ones. */
+static int
+parse_plain(struct ctl *ctl, int argc, char **argv)
+{
+	int ret;
+
+	if ((ret = parse_plain_options(ctl, argc, argv)) != PARSE_OK)
+		return ret;
 	return no_operands(ctl->cmd, argc, argv);
+}
+
+/* ---------------------------------------------------------------- records */
+
+/* A RUN operand: a run id (a positive integer) or a report.json path. */
+static int
+check_run_operand(const struct command *cmd, const char *run)
+{
+	unsigned long long id;
+	char *end;
+
+	if (records_is_path(run))
+		return PARSE_OK;
+	errno = 0;
+	id = strtoull(run, &end, 10);
+	if (!isdigit((unsigned char)run[0]) || *end != '\0' || errno != 0 ||
+	    id == 0 || id > UINT32_MAX) {
+		usage_error(cmd, "'%s' is neither a run id (a positive integer) "
+		    "nor a report.json path", run);
+		return CTL_EXIT_USAGE;
+	}
+	return PARSE_OK;
+}
+
+/* The RUN operands left after the options: at least min, at most max
+ * (max < 0: any number). */
+static int
+run_operands(struct ctl *ctl, int argc, char **argv, int min, int max)
+{
+	int n = argc - optind, ret;
+
+	if (n < min) {
+		usage_error(ctl->cmd, min == 1 ? "a RUN is required" :
+		    "at least %d RUNs are required, %d given", min, n);
+		return CTL_EXIT_USAGE;
+	}
+	if (max >= 0 && n > max) {
+		usage_error(ctl->cmd, "unexpected argument '%s'",
+		    argv[optind + max]);
+		return CTL_EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++)
+		if ((ret = check_run_operand(ctl->cmd, argv[i])) != PARSE_OK)
+			return ret;
+	ctl->rec.runs = argv + optind;
+	ctl->rec.nruns = n;
+	return PARSE_OK;
+}
+
+/* A number option in [min, max]; integer: no fraction allowed. */
+static int
+number_option(const struct command *cmd, const char *opt, const char *text,
+    double min, double max, bool integer, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(text, &end);
+	if (*text == '\0' || *end != '\0' || errno != 0 || !isfinite(d) ||
+	    d < min || d > max || (integer && d != floor(d))) {
+		usage_error(cmd, "%s: '%s' is not %s from %g to %g", opt, text,
+		    integer ? "a whole number" : "a number", min, max);
+		return CTL_EXIT_USAGE;
+	}
+	*out = d;
+	return PARSE_OK;
+}
+
+static int
+parse_report(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "csv", no_argument, NULL, OPT_CSV },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		case OPT_CSV:
+			ctl->rec.csv = true;
+			break;
+		default:
+			return option_error(ctl->cmd, c, argv, opts);
+		}
+	}
+	if (ctl->rec.csv && ctl->json) {
+		usage_error(ctl->cmd, "--csv and --json exclude each other");
+		return CTL_EXIT_USAGE;
+	}
+	return run_operands(ctl, argc, argv, 0, 1);
+}
+
+static int
+parse_compare(struct ctl *ctl, int argc, char **argv)
+{
+	int ret;
+
+	if ((ret = parse_plain_options(ctl, argc, argv)) != PARSE_OK)
+		return ret;
+	return run_operands(ctl, argc, argv, 2, -1);
+}
+
+static int
+parse_watch(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	double d;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		case OPT_INTERVAL:
+			if ((ret = number_option(ctl->cmd, "--interval",
+			    optarg, 0.1, 3600, false, &d)) != PARSE_OK)
+				return ret;
+			ctl->rec.interval = d;
+			break;
+		case OPT_COUNT:
+			if ((ret = number_option(ctl->cmd, "--count", optarg,
+			    1, 1e9, true, &d)) != PARSE_OK)
+				return ret;
+			ctl->rec.count = (unsigned long)d;
+			break;
+		default:
+			return option_error(ctl->cmd, c, argv, opts);
+		}
+	}
+	return no_operands(ctl->cmd, argc, argv);
+}
+
+static int
+parse_graph(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "height", required_argument, NULL, OPT_HEIGHT },
+		COMMON_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	double d;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		if (common_option(ctl, c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_command_usage(ctl->cmd);
+			return CTL_EXIT_OK;
+		case 'o':
+			if (*optarg == '\0') {
+				usage_error(ctl->cmd, "-o: empty file name");
+				return CTL_EXIT_USAGE;
+			}
+			ctl->rec.png = optarg;
+			break;
+		case OPT_WIDTH:
+		case OPT_HEIGHT:
+			if ((ret = number_option(ctl->cmd, c == OPT_WIDTH ?
+			    "--width" : "--height", optarg, c == OPT_WIDTH ?
+			    RECORDS_GRAPH_MIN_WIDTH : RECORDS_GRAPH_MIN_HEIGHT,
+			    RECORDS_GRAPH_MAX_SIZE, true, &d)) != PARSE_OK)
+				return ret;
+			if (c == OPT_WIDTH)
+				ctl->rec.width = (unsigned)d;
+			else
+				ctl->rec.height = (unsigned)d;
+			break;
+		default:
+			return option_error(ctl->cmd, c, argv, opts);
+		}
+	}
+	if (ctl->rec.png == NULL) {
+		usage_error(ctl->cmd, "-o FILE.png is required");
+		return CTL_EXIT_USAGE;
+	}
+	return run_operands(ctl, argc, argv, 0, 1);
 }
 
 /* ---------------------------------------------------------------- replies */
@@ -758,7 +978,7 @@ check_version(struct ctl *ctl, json_object *res)
 
 static const struct command commands[] = {
 	{ "start", "[options]", "start a run", NULL,
-	  parse_start, VIEW_START, NULL },
+	  parse_start, VIEW_START, NULL, NULL },
 	{ "stop", "[--no-drain] [--no-wait]",
 	  "stop the current run",
 	  "Options:\n"
@@ -767,11 +987,11 @@ static const struct command commands[] = {
 	  "  -h, --help  print this help and exit\n\n"
 	  "With wait (the default) the final stats are printed and the exit "
 	  "status is 1\nif the run failed.\n",
-	  parse_stop, VIEW_STOP, check_stop },
+	  parse_stop, VIEW_STOP, check_stop, NULL },
 	{ "stats", "", "show the counters of the current or last run", NULL,
-	  parse_plain, VIEW_STATS, NULL },
+	  parse_plain, VIEW_STATS, NULL, NULL },
 	{ "status", "", "show the daemon's state and the current or last run",
-	  NULL, parse_plain, VIEW_STATUS, NULL },
+	  NULL, parse_plain, VIEW_STATUS, NULL, NULL },
 	{ "wait", "[--timeout SECONDS]",
 	  "wait until the current run ends and show its final stats",
 	  "Options:\n"
@@ -779,12 +999,62 @@ static const struct command commands[] = {
 	  "  -h, --help         print this help and exit\n\n"
 	  "The exit status is 0 if the run is done or stopped (or there was "
 	  "none), 1 if it\nfailed.\n",
-	  parse_wait, VIEW_STATS, check_wait },
+	  parse_wait, VIEW_STATS, check_wait, NULL },
 	{ "help", "", "list the commands stressd supports", NULL,
-	  parse_plain, VIEW_HELP, NULL },
+	  parse_plain, VIEW_HELP, NULL, NULL },
 	{ "version", "", "show the versions of stressd and stressctl", NULL,
-	  parse_plain, VIEW_VERSION, check_version },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL }
+	  parse_plain, VIEW_VERSION, check_version, NULL },
+	{ "runs", "", "list the recorded runs",
+	  "One line per run the daemon has a record of, oldest first: id, "
+	  "start (local\ntime), state, updates completed, the average of "
+	  "significant_ops_pending,\nfilesystem type, directory and mount "
+	  "options (cut at 32 characters).\n",
+	  parse_plain, VIEW_RUNS, NULL, NULL },
+	{ "report", "[--csv] [RUN]", "summarise a run's record",
+	  "RUN is a run id, or the path of a report.json file (anything with "
+	  "a '/' or\nending in .json), which is read without asking the "
+	  "daemon; the default is\nthe current or last run.\n\n"
+	  "Options:\n"
+	  "  --csv       print the run's samples (samples.csv) instead\n"
+	  "  --json      print the record (report.json) unchanged\n"
+	  "  -h, --help  print this help and exit\n\n"
+	  "The exit status is 1 if there is no such run or a file cannot be "
+	  "read.\n",
+	  parse_report, VIEW_COUNT, NULL, records_report },
+	{ "compare", "RUN RUN [RUN...]", "show two or more runs side by side",
+	  "Each RUN is a run id or the path of a report.json file, as for "
+	  "report.  One\ncolumn per run: throughput, both queues, latency and "
+	  "errors, then the\nhistograms of significant_ops_pending.  --json "
+	  "prints {\"runs\": [REPORT, ...]}.\n",
+	  parse_compare, VIEW_COUNT, NULL, records_compare },
+	{ "watch", "[--interval S] [--count N]",
+	  "follow the current run live",
+	  "Options:\n"
+	  "  --interval SECONDS  refresh period, 0.1 to 3600 (default: the "
+	  "run's\n                      sample interval)\n"
+	  "  --count N           stop after N refreshes\n"
+	  "  --json              print each refresh's stats as one line of "
+	  "JSON\n"
+	  "  -h, --help          print this help and exit\n\n"
+	  "On a terminal the view is redrawn in place; otherwise one line is "
+	  "printed per\nrefresh.  The exit status is 0 when the run ends done "
+	  "or stopped (or none is\nactive), 1 if it failed.  Ctrl-C stops "
+	  "watching with status 0.\n",
+	  parse_watch, VIEW_COUNT, NULL, records_watch },
+	{ "graph", "-o FILE.png [options] [RUN]",
+	  "draw a run's queues and update rate as a PNG",
+	  "RUN is a run id or a report.json path, as for report; the default "
+	  "is the\ncurrent or last run.  The graph is drawn with librrd from "
+	  "the run's\nmetrics.rrd.\n\n"
+	  "Options:\n"
+	  "  -o, --output FILE.png  the PNG to write (required)\n"
+	  "  --width W              image width in pixels, 200 to 8192 "
+	  "(default 800)\n"
+	  "  --height H             image height in pixels, 100 to 8192 "
+	  "(default 300)\n"
+	  "  -h, --help             print this help and exit\n",
+	  parse_graph, VIEW_COUNT, NULL, records_graph },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 };
 
 /* ---------------------------------------------------------------- main */
@@ -819,32 +1089,39 @@ print_usage(FILE *f)
 }
 
 
-/* Check the reply's envelope and hand its result to the command. */
+/* What request() left: a reply to show, or only an exit status. */
+#define REQUEST_OK	(-1)
+
+/*
+ * Check a reply's envelope.  Returns REQUEST_OK with *reply the parsed
+ * reply (to be put by the caller), or the exit status, an error reply
+ * already printed.
+ */
 static int
-handle_reply(struct ctl *ctl, const char *line)
+parse_reply(struct ctl *ctl, const char *line, json_object **reply)
 {
-	const struct output *out = ctl->json ? &output_json : &output_text;
 	struct json_tokener *tok = NULL;
-	json_object *reply = NULL, *ok, *id, *err, *v;
+	json_object *ok, *id, *err, *v;
 	int ret = CTL_EXIT_ERROR;
 	size_t len = strlen(line);
 
+	*reply = NULL;
 	if ((tok = json_tokener_new()) == NULL) {
 		fprintf(stderr, "stressctl: out of memory\n");
 		goto fail;
 	}
-	reply = json_tokener_parse_ex(tok, line, (int)len);
-	if (reply == NULL ||
+	*reply = json_tokener_parse_ex(tok, line, (int)len);
+	if (*reply == NULL ||
 	    json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(reply, json_type_object) ||
-	    !json_object_object_get_ex(reply, "ok", &ok) ||
+	    !json_object_is_type(*reply, json_type_object) ||
+	    !json_object_object_get_ex(*reply, "ok", &ok) ||
 	    !json_object_is_type(ok, json_type_boolean)) {
 		fprintf(stderr, "stressctl: malformed reply from %s: %.200s\n",
 		    ctl->socket, line);
 		goto fail;
 	}
 	/* We sent id 1; anything else is somebody else's answer. */
-	if (json_object_object_get_ex(reply, "id", &id) &&
+	if (json_object_object_get_ex(*reply, "id", &id) &&
 	    json_object_get_int(id) != 1) {
 		fprintf(stderr, "stressctl: reply from %s carries id %s, not "
 		    "1\n", ctl->socket, json_object_get_string(id));
@@ -854,7 +1131,7 @@ handle_reply(struct ctl *ctl, const char *line)
 		const char *code = "error", *msg = "(no message)";
 		const char *field = NULL;
 
-		if (json_object_object_get_ex(reply, "error", &err)) {
+		if (json_object_object_get_ex(*reply, "error", &err)) {
 			if (json_object_object_get_ex(err, "code", &v))
 				code = json_object_get_string(v);
 			if (json_object_object_get_ex(err, "message", &v))
@@ -868,15 +1145,12 @@ handle_reply(struct ctl *ctl, const char *line)
 		    field ? ")" : "");
 		goto fail;
 	}
-	json_object_object_get_ex(reply, "result", &v);
-	out->print[ctl->cmd->view](v);
-	ret = ctl->cmd->check != NULL ? ctl->cmd->check(ctl, v) : CTL_EXIT_OK;
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "stressctl: stdout: %s\n", strerror(errno));
-		ret = CTL_EXIT_ERROR;
-	}
+	ret = REQUEST_OK;
 fail:
-	json_object_put(reply);
+	if (ret != REQUEST_OK) {
+		json_object_put(*reply);
+		*reply = NULL;
+	}
 	if (tok != NULL)
 		json_tokener_free(tok);
 	return ret;
@@ -891,6 +1165,102 @@ dry_run(void)
 	return e != NULL && *e != '\0' && strcmp(e, "0") != 0;
 }
 
+/*
+ * Send {"cmd": name, "args": args, "id": 1} and read the reply.  Returns
+ * REQUEST_OK with *reply the checked reply, or the exit status with
+ * *reply NULL (a dry run: CTL_EXIT_OK, the request printed).
+ */
+static int
+request(struct ctl *ctl, const char *name, json_object *args,
+    json_object **reply)
+{
+	json_object *req;
+	const char *line;
+	char *text = NULL, err[1024];
+	int ret = CTL_EXIT_ERROR;
+
+	*reply = NULL;
+	if ((req = json_object_new_object()) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		goto fail;
+	}
+	json_object_object_add(req, "cmd", json_object_new_string(name));
+	json_object_object_add(req, "args", args != NULL ?
+	    json_object_get(args) : json_object_new_object());
+	json_object_object_add(req, "id", json_object_new_int(1));
+	line = output_json_string(req);
+
+	if (dry_run()) {
+		printf("%s\n", line);
+		ret = CTL_EXIT_OK;
+		goto fail;
+	}
+
+	switch (client_call(ctl->socket, line, ctl->timeout, &text, err,
+	    sizeof(err))) {
+	case CLIENT_OK:
+		ret = parse_reply(ctl, text, reply);
+		break;
+	case CLIENT_CONNECT:
+		fprintf(stderr, "stressctl: %s\n", err);
+		ret = CTL_EXIT_CONNECT;
+		break;
+	case CLIENT_TIMEOUT:
+		/* Only we stop waiting; the daemon's run goes on. */
+		fprintf(stderr, "stressctl %s: the run was still going after "
+		    "%g s (the timeout); it goes on\n", ctl->cmd->name,
+		    ctl->timeout);
+		break;
+	case CLIENT_IO:
+		fprintf(stderr, "stressctl: %s\n", err);
+		break;
+	}
+fail:
+	free(text);
+	json_object_put(req);
+	return ret;
+}
+
+/* The record commands' way to the daemon (a records_call_fn). */
+static json_object *
+call_daemon(void *arg, const char *name, json_object *args, int *rc)
+{
+	json_object *reply, *res = NULL;
+
+	if ((*rc = request(arg, name, args, &reply)) != REQUEST_OK)
+		return NULL;
+	*rc = CTL_EXIT_OK;
+	/* A reply without a result is treated as an empty one. */
+	if (!json_object_object_get_ex(reply, "result", &res) || res == NULL)
+		res = json_object_new_object();
+	else
+		json_object_get(res);
+	json_object_put(reply);
+	if (res == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		*rc = CTL_EXIT_ERROR;
+	}
+	return res;
+}
+
+/* Show a reply's result with the command's view and check it. */
+static int
+show_reply(struct ctl *ctl, json_object *reply)
+{
+	const struct output *out = ctl->json ? &output_json : &output_text;
+	json_object *v = NULL;
+	int ret;
+
+	json_object_object_get_ex(reply, "result", &v);
+	out->print[ctl->cmd->view](v);
+	ret = ctl->cmd->check != NULL ? ctl->cmd->check(ctl, v) : CTL_EXIT_OK;
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "stressctl: stdout: %s\n", strerror(errno));
+		ret = CTL_EXIT_ERROR;
+	}
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -902,9 +1272,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct ctl ctl = { .socket = NULL };
-	json_object *req = NULL;
-	const char *env, *line;
-	char *reply = NULL, err[1024];
+	json_object *reply = NULL;
+	const char *env;
 	int c, ret = CTL_EXIT_USAGE;
 
 	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0')
@@ -941,8 +1310,7 @@ main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 
-	if ((ctl.args = json_object_new_object()) == NULL ||
-	    (req = json_object_new_object()) == NULL) {
+	if ((ctl.args = json_object_new_object()) == NULL) {
 		fprintf(stderr, "stressctl: out of memory\n");
 		ret = CTL_EXIT_ERROR;
 		goto fail;
@@ -958,42 +1326,24 @@ main(int argc, char **argv)
 		goto fail;
 	}
 
-	json_object_object_add(req, "cmd", json_object_new_string(
-	    ctl.cmd->name));
-	json_object_object_add(req, "args", json_object_get(ctl.args));
-	json_object_object_add(req, "id", json_object_new_int(1));
-	line = output_json_string(req);
-
-	if (dry_run()) {
-		printf("%s\n", line);
-		ret = CTL_EXIT_OK;
+	if (ctl.cmd->records != NULL) {
+		ctl.rec.name = ctl.cmd->name;
+		ctl.rec.json = ctl.json;
+		ctl.rec.call = call_daemon;
+		ctl.rec.call_arg = &ctl;
+		ret = ctl.cmd->records(&ctl.rec);
+		if (fflush(stdout) == EOF || ferror(stdout)) {
+			fprintf(stderr, "stressctl: stdout: %s\n",
+			    strerror(errno));
+			ret = CTL_EXIT_ERROR;
+		}
 		goto fail;
 	}
-
-	switch (client_call(ctl.socket, line, ctl.timeout, &reply, err,
-	    sizeof(err))) {
-	case CLIENT_OK:
-		ret = handle_reply(&ctl, reply);
-		break;
-	case CLIENT_CONNECT:
-		fprintf(stderr, "stressctl: %s\n", err);
-		ret = CTL_EXIT_CONNECT;
-		break;
-	case CLIENT_TIMEOUT:
-		/* Only we stop waiting; the daemon's run goes on. */
-		fprintf(stderr, "stressctl %s: the run was still going after "
-		    "%g s (the timeout); it goes on\n", ctl.cmd->name,
-		    ctl.timeout);
-		ret = CTL_EXIT_ERROR;
-		break;
-	case CLIENT_IO:
-		fprintf(stderr, "stressctl: %s\n", err);
-		ret = CTL_EXIT_ERROR;
-		break;
-	}
+	if ((ret = request(&ctl, ctl.cmd->name, ctl.args, &reply)) ==
+	    REQUEST_OK)
+		ret = show_reply(&ctl, reply);
 fail:
-	free(reply);
-	json_object_put(req);
+	json_object_put(reply);
 	json_object_put(ctl.args);
 	return ret;
 }
