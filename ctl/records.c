@@ -792,6 +792,23 @@ cmp_int64(const void *a, const void *b)
 
 /* The histograms of significant_ops_pending side by side: the union of
  * the values, each run's count (and share of its samples) beside them. */
+
+/* One run's histogram while compare walks the union of values. */
+struct hrun {
+	struct hentry { int64_t value, count; } *e;
+	size_t	n, pos;
+	double	total;
+};
+
+static int
+cmp_hval(const void *a, const void *b)
+{
+	int64_t x = ((const struct hentry *)a)->value;
+	int64_t y = ((const struct hentry *)b)->value;
+
+	return x < y ? -1 : x > y;
+}
+
 static void
 compare_histograms(json_object **reps, int n)
 {
@@ -800,6 +817,7 @@ compare_histograms(json_object **reps, int n)
 	int64_t *vals = NULL;
 	size_t nv = 0, cap = 0;
 	struct output_cols *t;
+	struct hrun *runs;
 	char *align;
 	bool bucketed = false;
 
@@ -826,19 +844,32 @@ compare_histograms(json_object **reps, int n)
 		}
 		return;
 	}
+	/* One sorted (value, count) list per run, walked in step with the
+	 * union of values: linear, whatever the histograms' sizes. */
+	runs = nomem(calloc((size_t)n, sizeof(*runs)));
 	for (int i = 0; i < n; i++) {
 		json_object *h = jpath(reps[i], key);
+		size_t len = json_object_is_type(h, json_type_array) ?
+		    json_object_array_length(h) : 0;
 
-		for (size_t j = 0; json_object_is_type(h, json_type_array) &&
-		    j < json_object_array_length(h); j++) {
-			if (nv == cap) {
-				cap = cap ? cap * 2 : 64;
-				vals = nomem(realloc(vals, cap *
-				    sizeof(*vals)));
-			}
-			vals[nv++] = json_object_get_int64(jpath(
-			    json_object_array_get_idx(h, j), "value"));
+		runs[i].e = nomem(calloc(len + 1, sizeof(*runs[i].e)));
+		for (size_t j = 0; j < len; j++) {
+			json_object *e = json_object_array_get_idx(h, j);
+
+			runs[i].e[j].value = json_object_get_int64(jpath(e,
+			    "value"));
+			runs[i].e[j].count = json_object_get_int64(jpath(e,
+			    "count"));
+			runs[i].total += (double)runs[i].e[j].count;
 		}
+		runs[i].n = len;
+		qsort(runs[i].e, len, sizeof(*runs[i].e), cmp_hval);
+		if (nv + len > cap) {
+			cap = (nv + len) * 2;
+			vals = nomem(realloc(vals, cap * sizeof(*vals)));
+		}
+		for (size_t j = 0; j < len; j++)
+			vals[nv++] = runs[i].e[j].value;
 	}
 	qsort(vals, nv, sizeof(*vals), cmp_int64);
 
@@ -858,27 +889,20 @@ compare_histograms(json_object **reps, int n)
 			continue;
 		output_cols_add(t, "%" PRId64, vals[k]);
 		for (int i = 0; i < n; i++) {
-			json_object *h = jpath(reps[i], key);
-			int64_t cnt = 0, total = 0;
+			struct hrun *r = &runs[i];
+			double cnt = 0;
 
-			for (size_t j = 0; json_object_is_type(h,
-			    json_type_array) &&
-			    j < json_object_array_length(h); j++) {
-				json_object *e = json_object_array_get_idx(h,
-				    j);
-				int64_t c = json_object_get_int64(jpath(e,
-				    "count"));
-
-				total += c;
-				if (json_object_get_int64(jpath(e, "value")) ==
-				    vals[k])
-					cnt = c;
-			}
-			output_cols_add(t, "%" PRId64 " (%5.1f%%)", cnt,
-			    total > 0 ? 100.0 * (double)cnt / (double)total :
-			    0.0);
+			while (r->pos < r->n && r->e[r->pos].value < vals[k])
+				r->pos++;
+			while (r->pos < r->n && r->e[r->pos].value == vals[k])
+				cnt += (double)r->e[r->pos++].count;
+			output_cols_add(t, "%.0f (%5.1f%%)", cnt,
+			    r->total > 0 ? 100.0 * cnt / r->total : 0.0);
 		}
 	}
+	for (int i = 0; i < n; i++)
+		free(runs[i].e);
+	free(runs);
 	output_cols_print(t, 2);
 	output_cols_free(t);
 	free(align);

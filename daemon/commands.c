@@ -444,6 +444,21 @@ load_report(unsigned id)
 	return json_object_from_file(path);
 }
 
+/* The highest run id with a report.json, or 0. */
+static unsigned
+last_recorded_run(void)
+{
+	for (unsigned id = d.next_id - 1; id > 0; id--) {
+		char path[4300];
+
+		snprintf(path, sizeof(path), "%s/runs/%u/report.json",
+		    d.state_dir, id);
+		if (access(path, R_OK) == 0)
+			return id;
+	}
+	return 0;
+}
+
 /* The record of run id: fresh for the current run, else from disk. */
 static json_object *
 report_of(unsigned id)
@@ -472,9 +487,10 @@ cmd_report(struct control_conn *c, json_object *args, json_object *id)
 		}
 	} else if (d.run != NULL)
 		want = run_id(d.run);
-	else {
+	else if ((want = last_recorded_run()) == 0) {
+		/* After a restart the last run is the newest record. */
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
-		    "no run yet; name one with run");
+		    "no run recorded in %s/runs", d.state_dir);
 		return;
 	}
 	if ((rep = report_of((unsigned)want)) == NULL) {

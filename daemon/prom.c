@@ -188,15 +188,14 @@ bucket_line(struct evbuffer *out, const char *name, const char *labels,
  * A hist bucket is counted under the first boundary at or above its upper
  * bound.  A bucket straddling a boundary (at most 0.79% wide) is counted
  * above it, so a count may miss records lying just below its le but never
- * includes one above it.  The top non-empty bucket's bound is lowered to
- * the exact max: every record in it is at most that, which also keeps
- * clamped records (overflow bucket, bound UINT64_MAX) honest.
+ * includes one above it.  Clamped records (the overflow bucket, bound
+ * UINT64_MAX) count only in +Inf.
  */
 void
 prom_histogram(struct evbuffer *out, const char *name, const char *help,
     const struct hist *h, double scale, const char *labels)
 {
-	uint64_t *upper = NULL, *count = NULL, cum = 0, max = 0, total = 0;
+	uint64_t *upper = NULL, *count = NULL, cum = 0, total = 0;
 	size_t n = 0, j = 0;
 	char num[32];
 
@@ -207,13 +206,14 @@ prom_histogram(struct evbuffer *out, const char *name, const char *help,
 		if (upper == NULL || count == NULL)
 			goto fail;	/* the series are missing from this scrape */
 		n = hist_buckets(h, upper, count, HIST_BUCKETS);
-		max = hist_max(h);
 		total = hist_count(h);
 	}
 	prom_header(out, name, "histogram", help);
+	/* A bucket is counted under its fixed upper edge only: placing the
+	 * top one by the max seen so far would move it to a higher le as the
+	 * max grows, and a cumulative count would go down between scrapes. */
 	for (size_t i = 0; i < PROM_LADDER_LEN; i++) {
-		while (j < n && (upper[j] < max ? upper[j] : max) <=
-		    ladder_ns[i])
+		while (j < n && upper[j] <= ladder_ns[i])
 			cum += count[j++];
 		/* %.15g: the product's rounding noise must not show, so the
 		 * labels read 1e-05, 0.0002, 100. */
@@ -257,15 +257,11 @@ handle_request(struct evhttp_request *req, void *arg)
 	char len[32];
 
 	(void)arg;
-	if (path == NULL || strcmp(path, "/metrics") != 0) {
+	/* Anything but GET /metrics (or its HEAD) is not found. */
+	if (path == NULL || strcmp(path, "/metrics") != 0 ||
+	    (method != EVHTTP_REQ_GET && method != EVHTTP_REQ_HEAD)) {
 		reply_text(req, HTTP_NOTFOUND, "Not Found",
 		    "404 page not found\n");
-		return;
-	}
-	if (method != EVHTTP_REQ_GET && method != EVHTTP_REQ_HEAD) {
-		evhttp_add_header(headers, "Allow", "GET, HEAD");
-		reply_text(req, HTTP_BADMETHOD, "Method Not Allowed",
-		    "405 method not allowed\n");
 		return;
 	}
 	render_fn(body, render_arg);

@@ -608,8 +608,8 @@ queue_done(struct queue *q, struct queue_batch *b,
 		q->c.update_calls += res->calls;
 	}
 	qf->reserved = 0;
-	if (qf->head != NULL)
-		qf->oldest = now;	/* arrived while reserved */
+	/* Values that arrived while the file was reserved already carry
+	 * their enqueue time (push_locked saw an empty list). */
 	wake_writers(q, list_file(q, b->file));
 	if (q->direct_waiters > 0)
 		pthread_cond_broadcast(&q->unreserved);
@@ -650,7 +650,8 @@ queue_direct_begin(struct queue *q, uint32_t file, uint32_t n,
 	q->c.enqueued += n;
 	q->c.total_operations_pending += n;
 	b->direct = true;
-	detach_locked(q, file, b, util_now());
+	qf->oldest = util_now();	/* generated just now */
+	detach_locked(q, file, b, qf->oldest);
 	pthread_mutex_unlock(&q->mu);
 }
 

@@ -51,8 +51,14 @@ target_json(const struct report_input *in)
 	char opts[2048];
 
 	json_object_object_add(o, "dir", json_object_new_string(in->p->dir));
-	if (in->mount == NULL)
+	if (in->mount == NULL) {
+		/* The keys stay, for the tools that rely on them. */
+		json_object_object_add(o, "fs_type", NULL);
+		json_object_object_add(o, "mount_source", NULL);
+		json_object_object_add(o, "mount_options", NULL);
+		json_object_object_add(o, "mount_point", NULL);
 		return o;
+	}
 	mountinfo_options(in->mount, opts, sizeof(opts));
 	json_object_object_add(o, "fs_type",
 	    json_object_new_string(in->mount->fs_type));

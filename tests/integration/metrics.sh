@@ -49,6 +49,6 @@ else
 fi
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/other")" 404 "GET /other"
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" \
-    405 "POST /metrics"
+    404 "POST /metrics"
 assert_alive "metrics scrapes"
 log "ok: /metrics on port $port"

@@ -125,3 +125,17 @@ rr=$(printf '{"cmd":"report","args":{"run":%s}}\n' "$run_id" | rawsend -n 1)
 assert_eq "$(jget "$rr" result.counters.updates_completed)" 8000 \
     "report after a restart"
 log "ok: record served, metrics.rrd written, both survive a restart"
+# after a restart, report with no run names the newest record
+rr=$(printf '{"cmd":"report"}\n' | rawsend -n 1)
+assert_eq "$(jget "$rr" result.run_id)" "$run_id" "report after a restart, no run given"
+
+# no-queue mode: generators write directly; their wait is measured from
+# when they made the values (not from the clock's origin)
+start_run --dir "$T/direct" --files 20 --threads 2 --max-updates 400 \
+    --update-time 0 --no-use-queue --rra "$RRA" >/dev/null
+s2=$(wait_run)
+R2=$STATE/runs/$(jget "$s2" run_id)/report.json
+jq -e '.latency_ms.enqueue_to_persist | .count == 400 and .max < 10000' \
+    "$R2" >/dev/null ||
+    fail "no-queue latency: $(jq -c .latency_ms.enqueue_to_persist "$R2")"
+log "ok: report defaults to the newest record; no-queue latency sane"
