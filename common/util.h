@@ -8,6 +8,9 @@
 double	util_now(void);
 double	util_wallclock(void);
 
+/* t as UTC ISO 8601 ("2026-11-30T10:11:44Z") into buf (>= 21 bytes). */
+void	util_iso8601(long long t, char *buf, size_t len);
+
 /* mkdir -p with the given mode; 0 or -1 with errno set. */
 int	util_mkdir_p(const char *path, unsigned mode);
 

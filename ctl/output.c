@@ -58,8 +58,8 @@ struct field {
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* A CLI has nothing sensible to do when malloc fails mid-output. */
-static void *
-nomem(void *p)
+void *
+output_nomem(void *p)
 {
 	if (p == NULL) {
 		fputs("stressctl: out of memory\n", stderr);
@@ -71,13 +71,11 @@ nomem(void *p)
 static char *
 xstrdup(const char *s)
 {
-	return nomem(strdup(s));
+	return output_nomem(strdup(s));
 }
 
-static char *xprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-xprintf(const char *fmt, ...)
+char *
+output_xprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -86,7 +84,7 @@ xprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	return nomem(r == -1 ? NULL : s);
+	return output_nomem(r == -1 ? NULL : s);
 }
 
 const char *
@@ -130,7 +128,7 @@ table_add(struct table *t, char *name)
 
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 32;
-		t->rows = nomem(realloc(t->rows, t->cap * sizeof(*t->rows)));
+		t->rows = output_nomem(realloc(t->rows, t->cap * sizeof(*t->rows)));
 	}
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
@@ -244,7 +242,7 @@ struct output_cols {
 struct output_cols *
 output_cols_new(const char *align)
 {
-	struct output_cols *t = nomem(calloc(1, sizeof(*t)));
+	struct output_cols *t = output_nomem(calloc(1, sizeof(*t)));
 
 	t->align = xstrdup(align);
 	t->ncols = strlen(align);
@@ -266,10 +264,10 @@ output_cols_add(struct output_cols *t, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	nomem(r == -1 ? NULL : s);
+	output_nomem(r == -1 ? NULL : s);
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
-		t->cell = nomem(realloc(t->cell, t->cap * sizeof(*t->cell)));
+		t->cell = output_nomem(realloc(t->cell, t->cap * sizeof(*t->cell)));
 	}
 	t->cell[t->n++] = s;
 }
@@ -289,7 +287,7 @@ output_text_width(const char *s)
 void
 output_cols_print(const struct output_cols *t, int indent)
 {
-	size_t *w = nomem(calloc(t->ncols, sizeof(*w))), rows, last;
+	size_t *w = output_nomem(calloc(t->ncols, sizeof(*w))), rows, last;
 
 	rows = (t->n + t->ncols - 1) / t->ncols;
 	for (size_t i = 0; i < t->n; i++) {
@@ -369,10 +367,10 @@ value_text(json_object *v, const char *dfmt)
 		return xstrdup(json_object_get_boolean(v) ? "true" : "false");
 	case json_type_int:
 		if (dfmt != NULL)
-			return xprintf(dfmt, json_object_get_double(v));
-		return xprintf("%" PRId64, json_object_get_int64(v));
+			return output_xprintf(dfmt, json_object_get_double(v));
+		return output_xprintf("%" PRId64, json_object_get_int64(v));
 	case json_type_double:
-		return xprintf(dfmt != NULL ? dfmt : "%g",
+		return output_xprintf(dfmt != NULL ? dfmt : "%g",
 		    json_object_get_double(v));
 	case json_type_string:
 		/* An empty string would vanish into the padding. */
@@ -422,7 +420,7 @@ add_object(struct table *t, const char *name, json_object *o)
 		row_cell(table_add(t, xstrdup(name)), xstrdup("{}"));
 		return;
 	}
-	table_add(t, xprintf("%s:", name));
+	table_add(t, output_xprintf("%s:", name));
 	t->indent += 2;
 	json_object_object_foreach(o, key, val)
 		add_value(t, key, val, NULL, NULL);
@@ -454,7 +452,7 @@ add_array(struct table *t, const char *name, json_object *a)
 		for (size_t i = 0; i < n; i++) {
 			char *v = value_text(json_object_array_get_idx(a, i),
 			    NULL);
-			char *next = xprintf("%s%s%s", line, i ? ", " : "", v);
+			char *next = output_xprintf("%s%s%s", line, i ? ", " : "", v);
 
 			free(v);
 			free(line);
@@ -463,12 +461,12 @@ add_array(struct table *t, const char *name, json_object *a)
 		row_cell(table_add(t, xstrdup(name)), line);
 		return;
 	}
-	table_add(t, xprintf("%s:", name));
+	table_add(t, output_xprintf("%s:", name));
 	t->indent += 2;
 	for (size_t i = 0; i < n; i++) {
 		char *v = value_text(json_object_array_get_idx(a, i), NULL);
 
-		table_add(t, xprintf("- %s", v));
+		table_add(t, output_xprintf("- %s", v));
 		free(v);
 	}
 	t->indent -= 2;
@@ -630,10 +628,10 @@ add_progress(struct table *t, json_object *o)
 	max = json_object_get_int64(m);
 	r = table_add(t, xstrdup("progress"));
 	if (max > 0)
-		row_cell(r, xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)", gen,
+		row_cell(r, output_xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)", gen,
 		    max, 100.0 * (double)gen / (double)max));
 	else
-		row_cell(r, xprintf("%" PRId64 "/%" PRId64, gen, max));
+		row_cell(r, output_xprintf("%" PRId64 "/%" PRId64, gen, max));
 }
 
 /* An object shaped like {"significant", "insignificant", "total"}. */
@@ -853,7 +851,7 @@ text_version(json_object *res)
 	row_cell(table_add(&t, xstrdup("stressctl version")),
 	    xstrdup(PACKAGE_VERSION));
 	row_cell(table_add(&t, xstrdup("stressctl protocol")),
-	    xprintf("%d", PROTO_VERSION));
+	    output_xprintf("%d", PROTO_VERSION));
 	table_print(&t);
 	table_free(&t);
 }

@@ -59,4 +59,10 @@ size_t		 output_text_width(const char *s);
 const char	*output_local_time(const char *iso, bool with_zone, char *buf,
 		    size_t len);
 
+/* p, or exit 1 with "out of memory" when it is NULL. */
+void		*output_nomem(void *p);
+/* A malloc'd formatted string (exits on out of memory). */
+char		*output_xprintf(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
+
 #endif

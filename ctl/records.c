@@ -46,32 +46,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* A CLI has nothing sensible to do when malloc fails mid-output. */
-static void *
-nomem(void *p)
-{
-	if (p == NULL) {
-		fputs("stressctl: out of memory\n", stderr);
-		exit(CTL_EXIT_ERROR);
-	}
-	return p;
-}
-
-static char *xprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return nomem(r == -1 ? NULL : s);
-}
-
 static void errmsg(const struct records_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -138,19 +112,19 @@ jtext(json_object *o, const char *path, const char *dfmt)
 	switch (json_object_get_type(v)) {
 	case json_type_int:
 		if (dfmt == NULL)
-			return xprintf("%" PRId64, json_object_get_int64(v));
-		return xprintf(dfmt, json_object_get_double(v));
+			return output_xprintf("%" PRId64, json_object_get_int64(v));
+		return output_xprintf(dfmt, json_object_get_double(v));
 	case json_type_double:
-		return xprintf(dfmt ? dfmt : "%g", json_object_get_double(v));
+		return output_xprintf(dfmt ? dfmt : "%g", json_object_get_double(v));
 	case json_type_string:
 	case json_type_boolean:
-		return xprintf("%s", json_object_get_string(v));
+		return output_xprintf("%s", json_object_get_string(v));
 	case json_type_null:
 	case json_type_object:
 	case json_type_array:
 		break;
 	}
-	return xprintf("-");
+	return output_xprintf("-");
 }
 
 /* "2026-11-30T11:20:54Z" to epoch seconds; -1 if it does not parse. */
@@ -246,7 +220,7 @@ load_file(const struct records_ctx *ctx, const char *path, int *rc)
 		errmsg(ctx, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	tok = nomem(json_tokener_new());
+	tok = output_nomem(json_tokener_new());
 	rep = json_tokener_parse_ex(tok, text, (int)len);
 	if (rep == NULL || json_tokener_get_error(tok) != json_tokener_success) {
 		errmsg(ctx, "%s: not valid JSON: %s", path,
@@ -288,7 +262,7 @@ load_report(const struct records_ctx *ctx, const char *run, int *rc)
 
 	if (run != NULL && records_is_path(run))
 		return load_file(ctx, run, rc);
-	args = nomem(json_object_new_object());
+	args = output_nomem(json_object_new_object());
 	if (run != NULL)
 		json_object_object_add(args, "run", json_object_new_int64(
 		    (int64_t)strtoull(run, NULL, 10)));
@@ -318,16 +292,16 @@ record_file(const char *run, json_object *rep, const char *key,
 	char *beside;
 
 	if (run == NULL || !records_is_path(run))
-		return named != NULL ? xprintf("%s", named) : NULL;
+		return named != NULL ? output_xprintf("%s", named) : NULL;
 	if (named != NULL && (base = strrchr(named, '/')) != NULL)
 		name = base + 1;
 	slash = strrchr(run, '/');
-	beside = slash != NULL ? xprintf("%.*s/%s", (int)(slash - run), run,
-	    name) : xprintf("%s", name);
+	beside = slash != NULL ? output_xprintf("%.*s/%s", (int)(slash - run), run,
+	    name) : output_xprintf("%s", name);
 	if (named == NULL || access(beside, F_OK) == 0)
 		return beside;
 	free(beside);
-	return xprintf("%s", named);
+	return output_xprintf("%s", named);
 }
 
 /* ---------------------------------------------------------------- report */
@@ -336,7 +310,7 @@ record_file(const char *run, json_object *rep, const char *key,
 static char *
 params_text(json_object *params)
 {
-	char *s = xprintf("%s", ""), *next;
+	char *s = output_xprintf("%s", ""), *next;
 
 	if (!json_object_is_type(params, json_type_object))
 		return s;
@@ -346,10 +320,10 @@ params_text(json_object *params)
 		if (strcmp(key, "dir") == 0)
 			continue;
 		if (json_object_is_type(v, json_type_array)) {
-			val = xprintf("%s", "");
+			val = output_xprintf("%s", "");
 			for (size_t i = 0; i < json_object_array_length(v);
 			    i++) {
-				next = xprintf("%s%s%s", val, i ? "," : "",
+				next = output_xprintf("%s%s%s", val, i ? "," : "",
 				    json_object_get_string(
 				    json_object_array_get_idx(v, i)));
 				free(val);
@@ -360,7 +334,7 @@ params_text(json_object *params)
 			continue;	/* an unset path, e.g. update_file */
 		else
 			val = jtext(v, "", NULL);
-		next = xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
+		next = output_xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
 		free(val);
 		free(s);
 		s = next;
@@ -414,7 +388,7 @@ bucket_label(json_object *e)
 	json_object *upper = jpath(e, "upper");
 
 	if (upper != NULL)
-		return xprintf("%" PRId64 "-%" PRId64,
+		return output_xprintf("%" PRId64 "-%" PRId64,
 		    json_object_get_int64(jpath(e, "value")),
 		    json_object_get_int64(upper));
 	return jtext(e, "value", NULL);
@@ -757,7 +731,7 @@ wrap_line(const char *text, size_t width, size_t line)
 				n = width;
 		}
 		if (i == line)
-			return xprintf("%.*s", (int)n, text);
+			return output_xprintf("%.*s", (int)n, text);
 		text += n;
 	}
 	return NULL;
@@ -846,13 +820,13 @@ compare_histograms(json_object **reps, int n)
 	}
 	/* One sorted (value, count) list per run, walked in step with the
 	 * union of values: linear, whatever the histograms' sizes. */
-	runs = nomem(calloc((size_t)n, sizeof(*runs)));
+	runs = output_nomem(calloc((size_t)n, sizeof(*runs)));
 	for (int i = 0; i < n; i++) {
 		json_object *h = jpath(reps[i], key);
 		size_t len = json_object_is_type(h, json_type_array) ?
 		    json_object_array_length(h) : 0;
 
-		runs[i].e = nomem(calloc(len + 1, sizeof(*runs[i].e)));
+		runs[i].e = output_nomem(calloc(len + 1, sizeof(*runs[i].e)));
 		for (size_t j = 0; j < len; j++) {
 			json_object *e = json_object_array_get_idx(h, j);
 
@@ -866,14 +840,14 @@ compare_histograms(json_object **reps, int n)
 		qsort(runs[i].e, len, sizeof(*runs[i].e), cmp_hval);
 		if (nv + len > cap) {
 			cap = (nv + len) * 2;
-			vals = nomem(realloc(vals, cap * sizeof(*vals)));
+			vals = output_nomem(realloc(vals, cap * sizeof(*vals)));
 		}
 		for (size_t j = 0; j < len; j++)
 			vals[nv++] = runs[i].e[j].value;
 	}
 	qsort(vals, nv, sizeof(*vals), cmp_int64);
 
-	align = nomem(malloc((size_t)n + 2));
+	align = output_nomem(malloc((size_t)n + 2));
 	memset(align, 'r', (size_t)n + 1);
 	align[n + 1] = '\0';
 	t = output_cols_new(align);
@@ -934,7 +908,7 @@ compare_text(json_object **reps, int n)
 		}
 	}
 
-	align = nomem(malloc((size_t)n + 2));
+	align = output_nomem(malloc((size_t)n + 2));
 	align[0] = 'l';
 	memset(align + 1, 'r', (size_t)n);
 	align[n + 1] = '\0';
@@ -1022,14 +996,14 @@ records_compare(const struct records_ctx *ctx)
 	json_object **reps, *all = NULL, *list;
 	int rc = CTL_EXIT_OK, got = 0;
 
-	reps = nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
+	reps = output_nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
 	for (got = 0; got < ctx->nruns; got++)
 		if ((reps[got] = load_report(ctx, ctx->runs[got], &rc)) ==
 		    NULL)
 			goto fail;
 	if (ctx->json) {
-		all = nomem(json_object_new_object());
-		list = nomem(json_object_new_array());
+		all = output_nomem(json_object_new_object());
+		list = output_nomem(json_object_new_array());
 		for (int i = 0; i < got; i++)
 			json_object_array_add(list, json_object_get(reps[i]));
 		json_object_object_add(all, "runs", list);
@@ -1435,7 +1409,7 @@ nice_ceil(double x)
 static char *
 def_escape(const char *path)
 {
-	char *s = nomem(malloc(2 * strlen(path) + 1)), *p = s;
+	char *s = output_nomem(malloc(2 * strlen(path) + 1)), *p = s;
 
 	for (; *path != '\0'; path++) {
 		if (*path == ':' || *path == '\\')
@@ -1452,7 +1426,7 @@ static int
 write_png(const struct records_ctx *ctx, const char *path,
     const unsigned char *img, size_t len)
 {
-	char *tmp = xprintf("%s.tmp%ld", path, (long)getpid());
+	char *tmp = output_xprintf("%s.tmp%ld", path, (long)getpid());
 	FILE *fp;
 	int ret = CTL_EXIT_ERROR;
 
@@ -1538,39 +1512,39 @@ records_graph(const struct records_ctx *ctx)
 	esc = def_escape(rrd);
 	fs = jstr(rep, "target.fs_type");
 	dir = jstr(rep, "target.dir");
-	argv[argc++] = xprintf("graph");
-	argv[argc++] = xprintf("-");	/* the image comes back in memory */
-	argv[argc++] = xprintf("--imgformat=PNG");
-	argv[argc++] = xprintf("--full-size-mode");
-	argv[argc++] = xprintf("--width=%u", width);
-	argv[argc++] = xprintf("--height=%u", height);
-	argv[argc++] = xprintf("--start=%lld", (long long)start);
-	argv[argc++] = xprintf("--end=%lld", (long long)end);
-	argv[argc++] = xprintf("--lower-limit=0");
+	argv[argc++] = output_xprintf("graph");
+	argv[argc++] = output_xprintf("-");	/* the image comes back in memory */
+	argv[argc++] = output_xprintf("--imgformat=PNG");
+	argv[argc++] = output_xprintf("--full-size-mode");
+	argv[argc++] = output_xprintf("--width=%u", width);
+	argv[argc++] = output_xprintf("--height=%u", height);
+	argv[argc++] = output_xprintf("--start=%lld", (long long)start);
+	argv[argc++] = output_xprintf("--end=%lld", (long long)end);
+	argv[argc++] = output_xprintf("--lower-limit=0");
 	id = jtext(rep, "run_id", NULL);
-	argv[argc++] = xprintf("--title=stressd run %s, %s on %s", id,
+	argv[argc++] = output_xprintf("--title=stressd run %s, %s on %s", id,
 	    fs ? fs : "?", dir ? dir : "?");
-	argv[argc++] = xprintf("--vertical-label=operations pending");
-	argv[argc++] = xprintf("--right-axis=%.10g:0", scale);
-	argv[argc++] = xprintf("--right-axis-label=updates/s");
-	argv[argc++] = xprintf("DEF:sig=%s:sig_pending:AVERAGE", esc);
-	argv[argc++] = xprintf("DEF:tot=%s:total_pending:AVERAGE", esc);
-	argv[argc++] = xprintf("DEF:rate=%s:completed:AVERAGE", esc);
-	argv[argc++] = xprintf("CDEF:scaled=rate,%.10g,/", scale);
-	argv[argc++] = xprintf("VDEF:sigavg=sig,AVERAGE");
-	argv[argc++] = xprintf("VDEF:sigmax=sig,MAXIMUM");
-	argv[argc++] = xprintf("VDEF:totavg=tot,AVERAGE");
-	argv[argc++] = xprintf("VDEF:totmax=tot,MAXIMUM");
-	argv[argc++] = xprintf("VDEF:rateavg=rate,AVERAGE");
-	argv[argc++] = xprintf("AREA:tot#9ecae1:total_operations_pending ");
-	argv[argc++] = xprintf("GPRINT:totavg:avg %%8.2lf");
-	argv[argc++] = xprintf("GPRINT:totmax:max %%8.0lf\\l");
-	argv[argc++] = xprintf("LINE2:sig#d62728:significant_ops_pending  ");
-	argv[argc++] = xprintf("GPRINT:sigavg:avg %%8.2lf");
-	argv[argc++] = xprintf("GPRINT:sigmax:max %%8.0lf\\l");
-	argv[argc++] = xprintf("LINE1:scaled#2ca02c:completed updates/s "
+	argv[argc++] = output_xprintf("--vertical-label=operations pending");
+	argv[argc++] = output_xprintf("--right-axis=%.10g:0", scale);
+	argv[argc++] = output_xprintf("--right-axis-label=updates/s");
+	argv[argc++] = output_xprintf("DEF:sig=%s:sig_pending:AVERAGE", esc);
+	argv[argc++] = output_xprintf("DEF:tot=%s:total_pending:AVERAGE", esc);
+	argv[argc++] = output_xprintf("DEF:rate=%s:completed:AVERAGE", esc);
+	argv[argc++] = output_xprintf("CDEF:scaled=rate,%.10g,/", scale);
+	argv[argc++] = output_xprintf("VDEF:sigavg=sig,AVERAGE");
+	argv[argc++] = output_xprintf("VDEF:sigmax=sig,MAXIMUM");
+	argv[argc++] = output_xprintf("VDEF:totavg=tot,AVERAGE");
+	argv[argc++] = output_xprintf("VDEF:totmax=tot,MAXIMUM");
+	argv[argc++] = output_xprintf("VDEF:rateavg=rate,AVERAGE");
+	argv[argc++] = output_xprintf("AREA:tot#9ecae1:total_operations_pending ");
+	argv[argc++] = output_xprintf("GPRINT:totavg:avg %%8.2lf");
+	argv[argc++] = output_xprintf("GPRINT:totmax:max %%8.0lf\\l");
+	argv[argc++] = output_xprintf("LINE2:sig#d62728:significant_ops_pending  ");
+	argv[argc++] = output_xprintf("GPRINT:sigavg:avg %%8.2lf");
+	argv[argc++] = output_xprintf("GPRINT:sigmax:max %%8.0lf\\l");
+	argv[argc++] = output_xprintf("LINE1:scaled#2ca02c:completed updates/s "
 	    "(right axis)");
-	argv[argc++] = xprintf("GPRINT:rateavg:avg %%8.1lf\\l");
+	argv[argc++] = output_xprintf("GPRINT:rateavg:avg %%8.1lf\\l");
 	argv[argc] = NULL;
 
 	rrd_clear_error();
@@ -1592,7 +1566,7 @@ records_graph(const struct records_ctx *ctx)
 		goto fail;
 
 	if (ctx->json) {
-		res = nomem(json_object_new_object());
+		res = output_nomem(json_object_new_object());
 		json_object_object_add(res, "run_id",
 		    json_object_get(jpath(rep, "run_id")));
 		json_object_object_add(res, "file",

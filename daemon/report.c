@@ -8,17 +8,16 @@
 #include "report.h"
 #include "rrdfile.h"
 #include "stats.h"
+#include "util.h"
 
-static json_object *
-iso(time_t t)
+json_object *
+report_time_json(time_t t)
 {
 	char buf[32];
-	struct tm tm;
 
 	if (t == 0)
 		return NULL;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	util_iso8601(t, buf, sizeof(buf));
 	return json_object_new_string(buf);
 }
 
@@ -113,8 +112,8 @@ report_json(const struct report_input *in)
 	json_object_object_add(o, "host", x);
 	json_object_object_add(o, "params", knobs_to_json(in->p));
 	json_object_object_add(o, "target", target_json(in));
-	json_object_object_add(o, "started_at", iso(in->start_wall));
-	json_object_object_add(o, "ended_at", iso(in->end_wall));
+	json_object_object_add(o, "started_at", report_time_json(in->start_wall));
+	json_object_object_add(o, "ended_at", report_time_json(in->end_wall));
 	json_object_object_add(o, "elapsed_s", json_object_new_double(all));
 
 	/* The final counters by their stats names (rates apart). */

@@ -39,6 +39,8 @@ struct report_input {
 };
 
 json_object	*report_json(const struct report_input *in);
+/* t as an ISO 8601 UTC string, or JSON null for 0 (not yet). */
+json_object	*report_time_json(time_t t);
 /* report.json and samples.csv into run_dir; 0, or -1 with err. */
 int		 report_write(const char *run_dir, const struct report_input *in,
 		    char *err, size_t errlen);

@@ -723,18 +723,6 @@ run_idle_stats_json(void)
 	return o;
 }
 
-static json_object *
-iso_time(time_t t)
-{
-	char buf[32];
-	struct tm tm;
-
-	if (t == 0)
-		return NULL;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_object_new_string(buf);
-}
 
 json_object *
 run_status_json(const struct run *r)
@@ -748,8 +736,8 @@ run_status_json(const struct run *r)
 	json_object_object_add(o, "run_dir",
 	    json_object_new_string(r->run_dir));
 	json_object_object_add(o, "log", json_object_new_string(r->log_path));
-	json_object_object_add(o, "started_at", iso_time(r->start_wall));
-	json_object_object_add(o, "ended_at", iso_time(r->end_wall));
+	json_object_object_add(o, "started_at", report_time_json(r->start_wall));
+	json_object_object_add(o, "ended_at", report_time_json(r->end_wall));
 	json_object_object_add(o, "reason", r->reason[0] ?
 	    json_object_new_string(r->reason) : NULL);
 	json_object_object_add(o, "params", knobs_to_json(&r->p));
