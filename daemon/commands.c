@@ -661,6 +661,12 @@ commands_quiescent(void)
 	return d.pending == NULL && !run_active(d.run);
 }
 
+bool
+commands_stuck(double limit)
+{
+	return d.run != NULL && run_stuck(d.run, limit);
+}
+
 void
 commands_summary(char *buf, size_t len)
 {

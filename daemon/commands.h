@@ -29,6 +29,8 @@ void	commands_tick(void);
 void	commands_shutdown(bool drain);
 /* True once no run is active (the daemon may exit). */
 bool	commands_quiescent(void);
+/* A writer of the run inside one librrd call for longer than limit s. */
+bool	commands_stuck(double limit);
 /* One line for systemd's STATUS=. */
 void	commands_summary(char *buf, size_t len);
 void	commands_finish(void);

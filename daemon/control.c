@@ -13,6 +13,8 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
+#include <event2/util.h>
+#include <systemd/sd-daemon.h>
 
 #include "commands.h"
 #include "control.h"
@@ -468,26 +470,48 @@ socket_alive(const char *path)
 	return alive;
 }
 
-int
-control_init(struct event_base *base, const char *path)
+/*
+ * The listening socket systemd passed (socket activation), if any: 1 and
+ * *fd set, 0 when not activated, -1 on a socket stressd cannot use.
+ */
+static int
+activated_socket(int *fd)
+{
+	int n = sd_listen_fds(1);
+
+	if (n == 0)
+		return 0;
+	if (n < 0) {
+		log_warnx("sd_listen_fds: %s", strerror(-n));
+		return -1;
+	}
+	if (n > 1) {
+		log_warnx("systemd passed %d sockets; stressd takes one", n);
+		return -1;
+	}
+	*fd = SD_LISTEN_FDS_START;
+	if (sd_is_socket_unix(*fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
+		log_warnx("the socket systemd passed is not a listening Unix "
+		    "stream socket");
+		return -1;
+	}
+	evutil_make_socket_nonblocking(*fd);
+	evutil_make_socket_closeonexec(*fd);
+	return 1;
+}
+
+/* Create and bind path (replacing a stale socket file); the fd or -1. */
+static int
+own_socket(const char *path)
 {
 	struct sockaddr_un sun;
 	struct stat st;
-	struct rlimit rl;
-	int fd = -1;
+	int fd;
 
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		log_warnx("socket path too long: %s", path);
 		return -1;
 	}
-	/* Clients must never take the descriptors the writers, the setup
-	 * thread and librrd need: the run's writes would fail. */
-	max_clients = CONTROL_MAX_CLIENTS;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
-		max_clients = rl.rlim_cur > 2 * CONTROL_FD_RESERVE ?
-		    (unsigned)(rl.rlim_cur - CONTROL_FD_RESERVE) :
-		    (unsigned)(rl.rlim_cur / 2);
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			log_warnx("%s exists and is not a socket; not "
@@ -504,34 +528,59 @@ control_init(struct event_base *base, const char *path)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0)) == -1) {
 		log_warn("socket");
-		goto fail;
+		return -1;
 	}
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		log_warn("bind %s", path);
-		goto fail;
+		close(fd);
+		return -1;
 	}
 	if (chmod(path, 0660) == -1)
 		log_warn("chmod %s", path);
 	if (lstat(path, &sock_st) == -1)
 		memset(&sock_st, 0, sizeof(sock_st));
+	snprintf(sock_path, sizeof(sock_path), "%s", path);
+	log_info("listening on %s", path);
+	return fd;
+}
+
+int
+control_init(struct event_base *base, const char *path)
+{
+	struct rlimit rl;
+	int fd = -1, act;
+
+	/* Clients must never take the descriptors the writers, the setup
+	 * thread and librrd need: the run's writes would fail. */
+	max_clients = CONTROL_MAX_CLIENTS;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
+		max_clients = rl.rlim_cur > 2 * CONTROL_FD_RESERVE ?
+		    (unsigned)(rl.rlim_cur - CONTROL_FD_RESERVE) :
+		    (unsigned)(rl.rlim_cur / 2);
+	/* Activated: the socket and its file are systemd's, not unlinked by
+	 * stressd at exit (sock_path stays empty). */
+	if ((act = activated_socket(&fd)) == -1)
+		return -1;
+	if (act == 1)
+		log_info("listening on the socket systemd passed");
+	else if ((fd = own_socket(path)) == -1)
+		return -1;
 	listener = evconnlistener_new(base, accept_cb, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);
 	if (listener == NULL) {
 		log_warn("listen %s", path);
-		unlink(path);
-		goto fail;
+		if (act != 1)
+			unlink(path);
+		close(fd);
+		return -1;
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
 	resume_ev = evtimer_new(base, accept_resume, NULL);
-	snprintf(sock_path, sizeof(sock_path), "%s", path);
 	return 0;
-fail:
-	if (fd != -1)
-		close(fd);
-	return -1;
 }
 
 /* Remove the socket file only if it is still the one this daemon made:
@@ -541,7 +590,8 @@ unlink_own_socket(void)
 {
 	struct stat st;
 
-	if (lstat(sock_path, &st) == 0 && st.st_ino == sock_st.st_ino &&
+	if (sock_path[0] != '\0' && lstat(sock_path, &st) == 0 &&
+	    st.st_ino == sock_st.st_ino &&
 	    st.st_dev == sock_st.st_dev)
 		unlink(sock_path);
 }

@@ -25,6 +25,9 @@ static struct event_base	*base;
 static bool			 shutting_down;
 static double			 last_status;
 static double			 exit_deadline;	/* flushing final replies */
+static double			 watchdog_s;	/* WATCHDOG_USEC, 0: off */
+static double			 last_watchdog;
+static bool			 watchdog_held;
 
 /* How long the final replies (to wait and stop) may take to leave. */
 #define EXIT_FLUSH_SECONDS	2.0
@@ -75,6 +78,20 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	commands_tick();
+	/* The watchdog is fed from the loop, and only while no writer has
+	 * sat inside librrd for a whole watchdog period: a stuck writer must
+	 * get the service restarted, not hidden by a timer. */
+	if (watchdog_s > 0 && now - last_watchdog >= watchdog_s / 2) {
+		if (!commands_stuck(watchdog_s)) {
+			sd_notify(0, "WATCHDOG=1");
+			watchdog_held = false;
+		} else if (!watchdog_held) {
+			log_warnx("a writer has been inside librrd for over "
+			    "%.0f s; not feeding the watchdog", watchdog_s);
+			watchdog_held = true;
+		}
+		last_watchdog = now;
+	}
 	if (now - last_status >= 1.0) {
 		char line[256];
 
@@ -113,6 +130,7 @@ main(int argc, char *argv[])
 	int level = LOG_LVL_INFO, ch;
 	struct event *ev_term, *ev_int, *ev_tick;
 	struct timeval tick = { 0, TICK_USEC };
+	uint64_t watchdog_usec;
 	struct rlimit rl;
 
 	while ((ch = getopt_long(argc, argv, "s:d:l:m:hV", opts, NULL)) != -1) {
@@ -182,8 +200,9 @@ main(int argc, char *argv[])
 	event_add(ev_term, NULL);
 	event_add(ev_int, NULL);
 	event_add(ev_tick, &tick);
-	log_info("stressd %s listening on %s, state in %s", PACKAGE_VERSION,
-	    sock, state_dir);
+	log_info("stressd %s ready, state in %s", PACKAGE_VERSION, state_dir);
+	if (sd_watchdog_enabled(0, &watchdog_usec) > 0)
+		watchdog_s = (double)watchdog_usec / 1e6;
 	sd_notify(0, "READY=1\nSTATUS=idle");
 
 	event_base_dispatch(base);

@@ -466,6 +466,12 @@ write_report(struct run *r)
 	r->last_report = util_now();
 }
 
+bool
+run_stuck(struct run *r, double limit)
+{
+	return r->launched && run_active(r) && writer_pool_stuck(r->wp, limit);
+}
+
 void
 run_counters(struct run *r, struct queue_counters *c)
 {

@@ -58,6 +58,8 @@ unsigned	 run_id(const struct run *r);
 json_object	*run_stats_json(struct run *r);
 struct hist;
 struct queue_counters;
+/* Has a writer been inside one librrd call for longer than limit s? */
+bool		 run_stuck(struct run *r, double limit);
 /* The counters now (or as the run ended). */
 void		 run_counters(struct run *r, struct queue_counters *c);
 /* Add the run's latency histograms into the given ones. */

@@ -17,6 +17,8 @@ struct writer_pool {
 	struct writer_hooks		 hooks;
 	unsigned			 n;
 	pthread_t			*threads;
+	atomic_uint_fast64_t		*busy;		/* per writer, see writer_ctx */
+	atomic_uint			 next_slot;
 };
 
 /* Longest "ts:v:v..." text of one update: 20 digits of time and NUL
@@ -98,8 +100,27 @@ put_value(char *out, double v)
 	return out + snprintf(out, 25, "%.15g", v);
 }
 
+static void write_file(struct writer_ctx *, const struct queue_batch *,
+    struct queue_result *);
+
 void
 writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
+    struct queue_result *res)
+{
+	res->create_ok = true;
+	res->written = 0;
+	res->calls = 0;
+	res->failed_calls = 0;
+	if (w->busy_since != NULL)
+		atomic_store(w->busy_since, (uint64_t)(util_now() * 1e9));
+	write_file(w, b, res);
+	if (w->busy_since != NULL)
+		atomic_store(w->busy_since, 0);
+}
+
+/* The librrd part of writer_write_batch. */
+static void
+write_file(struct writer_ctx *w, const struct queue_batch *b,
     struct queue_result *res)
 {
 	const struct stress_params *p = w->p;
@@ -108,10 +129,6 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 	double t0;
 	int rc;
 
-	res->create_ok = true;
-	res->written = 0;
-	res->calls = 0;
-	res->failed_calls = 0;
 	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
 		snprintf(w->err, sizeof(w->err), "file %u: path too long",
 		    b->file);
@@ -195,6 +212,7 @@ writer_main(void *arg)
 	struct queue_batch b;
 
 	writer_ctx_init(&w, wp->p, &wp->hooks);
+	w.busy_since = &wp->busy[atomic_fetch_add(&wp->next_slot, 1)];
 	while (queue_take(wp->q, &b, util_now())) {
 		/* The null sink "writes" each batch in one call. */
 		struct queue_result res = { true, b.count, b.count > 0, 0 };
@@ -220,7 +238,8 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 	wp->null_sink = null_sink;
 	if (hooks != NULL)
 		wp->hooks = *hooks;
-	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL)
+	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL ||
+	    (wp->busy = calloc(nthreads, sizeof(*wp->busy))) == NULL)
 		goto fail;
 	for (; wp->n < nthreads; wp->n++) {
 		char name[16];
@@ -244,6 +263,21 @@ fail:
 	return NULL;
 }
 
+bool
+writer_pool_stuck(struct writer_pool *wp, double limit)
+{
+	uint64_t now = (uint64_t)(util_now() * 1e9);
+
+	for (unsigned i = 0; wp != NULL && i < wp->n; i++) {
+		uint64_t since = atomic_load(&wp->busy[i]);
+
+		if (since != 0 && now > since &&
+		    (double)(now - since) / 1e9 > limit)
+			return true;
+	}
+	return false;
+}
+
 void
 writer_pool_join(struct writer_pool *wp)
 {
@@ -252,5 +286,6 @@ writer_pool_join(struct writer_pool *wp)
 	for (unsigned i = 0; i < wp->n; i++)
 		pthread_join(wp->threads[i], NULL);
 	free(wp->threads);
+	free(wp->busy);
 	free(wp);
 }

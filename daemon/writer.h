@@ -3,6 +3,7 @@
 #ifndef STRESSD_WRITER_H
 #define STRESSD_WRITER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,6 +40,9 @@ struct writer_ctx {
 	size_t				 argvcap;
 	char				 path[4200];
 	char				 err[3072];
+	/* Where the pool sees since when (monotonic ns) this writer has been
+	 * inside librrd, 0 when it is not; NULL outside the pool. */
+	atomic_uint_fast64_t		*busy_since;
 };
 
 void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
@@ -67,6 +71,9 @@ struct writer_pool;
 struct writer_pool *writer_pool_start(struct queue *q,
 	    const struct stress_params *p, unsigned nthreads, bool null_sink,
 	    const struct writer_hooks *hooks);
+/* True when some writer has been inside one librrd call for longer than
+ * limit seconds (the systemd watchdog must not be fed then). */
+bool	writer_pool_stuck(struct writer_pool *wp, double limit);
 /* Join every writer; call after queue_close(). */
 void	writer_pool_join(struct writer_pool *wp);
 
