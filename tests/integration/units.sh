@@ -1,0 +1,57 @@
+#!/bin/bash
+# shellcheck disable=SC2015  # A && B || fail is meant
+# make install/uninstall into a DESTDIR: binaries, units, man pages in
+# place; systemd-analyze verify clean on the installed units; mandoc -Tlint
+# clean on the installed pages.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+LIB_NO_DAEMON=1
+. "$(dirname "$0")/lib.sh"
+
+B=$(cd "$(dirname "$STRESSD")/.." && pwd)	# the build directory
+[ -f "$B/Makefile" ] || skip "no Makefile in $B"
+D=$T/dest
+make -s --no-print-directory -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1 ||
+    fail "make install: $(tail -5 "$T/install.log")"
+unitdir=$(make -s --no-print-directory -C "$B" print-unitdir 2>/dev/null)
+sbindir=$(make -s --no-print-directory -C "$B" print-sbindir 2>/dev/null)
+[ -n "$unitdir" ] && [ -n "$sbindir" ] || fail "cannot ask make for the install dirs"
+for f in "$sbindir/stressd" "$unitdir/stressd.service" "$unitdir/stressd.socket"; do
+	[ -e "$D$f" ] || fail "$f not installed"
+done
+[ -x "$D$sbindir/stressd" ] || fail "stressd not executable"
+find "$D" -name 'stressctl' -path '*/bin/*' | grep -q . || fail "stressctl not installed"
+find "$D" -name 'stressd.8' | grep -q . || fail "stressd.8 not installed"
+find "$D" -name 'stressctl.1' | grep -q . || fail "stressctl.1 not installed"
+grep -q "^ExecStart=$sbindir/stressd" "$D$unitdir/stressd.service" ||
+    fail "ExecStart does not name $sbindir/stressd"
+grep -q '^ListenStream=/run/stressd/stressd.sock$' "$D$unitdir/stressd.socket" ||
+    fail "socket unit: ListenStream"
+grep -q '^SocketMode=0660$' "$D$unitdir/stressd.socket" || fail "socket unit: mode"
+
+if command -v systemd-analyze >/dev/null; then
+	# The units as installed, with the binary path rebased into DESTDIR
+	# (nothing is installed on the host); man pages are linted below.
+	mkdir "$T/units"
+	for u in stressd.service stressd.socket; do
+		sed "s|$sbindir/|$D$sbindir/|g" "$D$unitdir/$u" >"$T/units/$u"
+	done
+	out=$(cd "$T/units" && systemd-analyze verify --man=no ./stressd.socket \
+	    ./stressd.service 2>&1) || fail "systemd-analyze verify: $out"
+	[ -z "$out" ] || fail "systemd-analyze verify says: $out"
+else
+	log "SKIP part: systemd-analyze is not installed; units not verified"
+fi
+if command -v mandoc >/dev/null; then
+	while IFS= read -r page; do
+		out=$(mandoc -Tlint -Wwarning "$page" 2>&1) ||
+		    fail "mandoc -Tlint $page: $out"
+	done < <(find "$D" -path '*/man/man*' -type f)
+else
+	log "SKIP part: mandoc is not installed; pages not linted"
+fi
+
+make -s --no-print-directory -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1 ||
+    fail "make uninstall: $(tail -5 "$T/uninstall.log")"
+left=$(find "$D" -type f)
+[ -z "$left" ] || fail "make uninstall left: $left"
+log "ok: install, units verified, pages linted, uninstall"
