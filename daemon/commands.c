@@ -661,6 +661,17 @@ commands_quiescent(void)
 	return d.pending == NULL && !run_active(d.run);
 }
 
+uint64_t
+commands_updates_done(void)
+{
+	struct queue_counters c;
+
+	if (d.run == NULL)
+		return 0;
+	run_counters(d.run, &c);
+	return c.updates_completed + c.updates_failed;
+}
+
 bool
 commands_stuck(double limit)
 {

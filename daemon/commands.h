@@ -5,6 +5,7 @@
 #define STRESSD_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 struct control_conn;
@@ -29,6 +30,8 @@ void	commands_tick(void);
 void	commands_shutdown(bool drain);
 /* True once no run is active (the daemon may exit). */
 bool	commands_quiescent(void);
+/* Updates the run has written or failed so far (drain progress). */
+uint64_t commands_updates_done(void);
 /* A writer of the run inside one librrd call for longer than limit s. */
 bool	commands_stuck(double limit);
 /* One line for systemd's STATUS=. */

@@ -26,6 +26,10 @@ static bool			 shutting_down;
 static double			 last_status;
 static double			 exit_deadline;	/* flushing final replies */
 static double			 watchdog_s;	/* WATCHDOG_USEC, 0: off */
+static double			 drain_timeout = 60;	/* --drain-timeout */
+static double			 shutdown_at;	/* monotonic s of the first signal */
+static bool			 drain_abandoned;
+static uint64_t			 drain_progress;	/* updates done, last look */
 static double			 last_watchdog;
 static bool			 watchdog_held;
 
@@ -37,7 +41,7 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: stressd [--socket PATH] [--state-dir DIR] [--log-level LEVEL]\n"
-"               [--metrics-listen [ADDR:]PORT]\n"
+"               [--drain-timeout SECONDS] [--metrics-listen [ADDR:]PORT]\n"
 "\n"
 "Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
 "writer threads behind a per-file queue, driven by stressctl(1).\n"
@@ -45,6 +49,9 @@ usage(FILE *fp)
 "  -s, --socket PATH      control socket (default %s)\n"
 "  -d, --state-dir DIR    run records go to DIR/runs/<id> (default %s)\n"
 "  -l, --log-level LEVEL  err, warn, info (default) or debug\n"
+"  -t, --drain-timeout SECONDS\n"
+"                         at shutdown, drain the queue at most this long,\n"
+"                         then discard the rest (default 60)\n"
 "  -m, --metrics-listen [ADDR:]PORT\n"
 "                         serve Prometheus metrics at GET /metrics (ADDR\n"
 "                         defaults to 127.0.0.1; [::1]:PORT for IPv6)\n"
@@ -52,8 +59,10 @@ usage(FILE *fp)
 "  -V, --version          print the version and exit\n"
 "\n"
 "Runs in the foreground and logs to stderr.  SIGTERM or SIGINT stops the\n"
-"current run, drains its queue and exits 0; a second signal discards what\n"
-"is still queued.  Exit status: 0 clean exit, 1 startup error, 2 usage.\n",
+"current run, drains its queue and exits 0; a second signal, or a drain\n"
+"longer than --drain-timeout, discards what is still queued (counted as\n"
+"dropped).  Exit status: 0 clean exit, 1 startup error or a drain cut\n"
+"short, 2 usage.\n",
 	    STRESSD_DEFAULT_SOCKET, STRESSD_DEFAULT_STATE_DIR);
 }
 
@@ -66,7 +75,32 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 	    "discarding the queue" : "stopping the run and draining");
 	sd_notify(0, "STOPPING=1");
 	commands_shutdown(!shutting_down);
+	if (!shutting_down)
+		shutdown_at = util_now();
 	shutting_down = true;
+}
+
+/*
+ * While the run drains at shutdown: tell systemd to wait longer as long as
+ * the drain makes progress, and give up after drain_timeout, discarding
+ * (and counting as dropped) what is left; the exit status then says so.
+ */
+static void
+drain_watch(double now)
+{
+	uint64_t done = commands_updates_done();
+
+	if (!drain_abandoned && now - shutdown_at > drain_timeout) {
+		log_warnx("the drain took longer than %.0f s (--drain-timeout): "
+		    "discarding what is still queued", drain_timeout);
+		commands_shutdown(false);
+		drain_abandoned = true;
+	}
+	if (done != drain_progress) {
+		/* 5 s more each time the drain is seen to move. */
+		sd_notify(0, "EXTEND_TIMEOUT_USEC=5000000");
+		drain_progress = done;
+	}
 }
 
 static void
@@ -98,6 +132,8 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		commands_summary(line, sizeof(line));
 		sd_notifyf(0, "STATUS=%s", line);
 		last_status = now;
+		if (shutting_down && !commands_quiescent())
+			drain_watch(now);
 	}
 	if (!shutting_down || !commands_quiescent())
 		return;
@@ -119,6 +155,7 @@ main(int argc, char *argv[])
 		{ "state-dir",	required_argument,	NULL, 'd' },
 		{ "log-level",	required_argument,	NULL, 'l' },
 		{ "metrics-listen", required_argument,	NULL, 'm' },
+		{ "drain-timeout", required_argument,	NULL, 't' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -133,7 +170,7 @@ main(int argc, char *argv[])
 	uint64_t watchdog_usec;
 	struct rlimit rl;
 
-	while ((ch = getopt_long(argc, argv, "s:d:l:m:hV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:d:l:m:t:hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			sock = optarg;
@@ -152,6 +189,18 @@ main(int argc, char *argv[])
 		case 'm':
 			metrics = optarg;
 			break;
+		case 't': {
+			char *end;
+
+			drain_timeout = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(drain_timeout >= 0 && drain_timeout <= 86400)) {
+				fprintf(stderr, "stressd: --drain-timeout: '%s' "
+				    "is not 0 to 86400 seconds\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -214,6 +263,7 @@ main(int argc, char *argv[])
 	event_free(ev_int);
 	event_free(ev_tick);
 	event_base_free(base);
-	log_info("exiting");
-	return 0;
+	log_info("exiting%s", drain_abandoned ? " (the drain was cut short)" :
+	    "");
+	return drain_abandoned ? 1 : 0;
 }

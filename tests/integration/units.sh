@@ -10,10 +10,15 @@ LIB_NO_DAEMON=1
 B=$(cd "$(dirname "$STRESSD")/.." && pwd)	# the build directory
 [ -f "$B/Makefile" ] || skip "no Makefile in $B"
 D=$T/dest
-make -s --no-print-directory -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1 ||
+# A make of its own: not the jobserver or flags of the make running us.
+bmake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	    make -s --no-print-directory -C "$B" "$@"
+}
+bmake install DESTDIR="$D" >"$T/install.log" 2>&1 ||
     fail "make install: $(tail -5 "$T/install.log")"
-unitdir=$(make -s --no-print-directory -C "$B" print-unitdir 2>/dev/null)
-sbindir=$(make -s --no-print-directory -C "$B" print-sbindir 2>/dev/null)
+unitdir=$(bmake print-unitdir 2>/dev/null)
+sbindir=$(bmake print-sbindir 2>/dev/null)
 [ -n "$unitdir" ] && [ -n "$sbindir" ] || fail "cannot ask make for the install dirs"
 for f in "$sbindir/stressd" "$unitdir/stressd.service" "$unitdir/stressd.socket"; do
 	[ -e "$D$f" ] || fail "$f not installed"
@@ -50,7 +55,7 @@ else
 	log "SKIP part: mandoc is not installed; pages not linted"
 fi
 
-make -s --no-print-directory -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1 ||
+bmake uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1 ||
     fail "make uninstall: $(tail -5 "$T/uninstall.log")"
 left=$(find "$D" -type f)
 [ -z "$left" ] || fail "make uninstall left: $left"

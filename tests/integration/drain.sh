@@ -1,0 +1,28 @@
+#!/bin/bash
+# shellcheck disable=SC2015  # A && B || fail is meant
+# A drain at shutdown longer than --drain-timeout is cut short: what is
+# still queued is discarded and counted as dropped, the record says so,
+# the files hold exactly updates_completed, and the exit status is 1.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+LIB_NO_DAEMON=1
+. "$(dirname "$0")/lib.sh"
+
+start_daemon --drain-timeout 0
+D=$T/rrd
+# Flat out with one writer: a queue far deeper than one second of writes.
+start_run --dir "$D" --files 2000 --threads 2 --write-threads 1 \
+    --max-updates 6000000 --update-time 0 --zero-files 0 --rra "$RRA" >/dev/null
+wait_for_stats '.total_operations_pending > 1000000' 60 >/dev/null
+stop_daemon TERM 30
+assert_eq "$DAEMON_RC" 1 "exit status after a cut-short drain"
+grep -q 'took longer than 0 s (--drain-timeout)' "$DLOG" ||
+    fail "no drain-timeout line in the log"
+rep=$(cat "$STATE/runs/1/report.json")
+assert_eq "$(jget "$rep" state)" stopped "run state"
+c=$(jq -c .counters <<<"$rep")
+assert_num "$(jget "$c" discarded)" '>' 0 "discarded"
+check_invariants "$c" "final counters"
+check_drained "$c" "final counters"
+sum=$(rrd_sum "$(rrd_scan -m "$D" 2000)")
+assert_eq "$sum" "$(jget "$c" updates_completed)" "updates on disk"
+log "ok: drain cut short, $(jget "$c" discarded) discarded, $sum on disk"
