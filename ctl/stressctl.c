@@ -34,6 +34,7 @@ enum {
 	OPT_NO_DRAIN,
 	OPT_NO_WAIT,
 	OPT_TIMEOUT,
+	OPT_PROFILE,
 	OPT_CSV,
 	OPT_INTERVAL,
 	OPT_COUNT,
@@ -484,6 +485,10 @@ print_start_help(void)
 	    "property name of the\n"
 	    "                                  original stresser "
 	    "(repeatable)\n"
+	    "  --profile NAME                  start from the knobs of [profile "
+	    "NAME] in\n"
+	    "                                  stressd.conf; options given "
+	    "here override them\n"
 	    "  -h, --help                      print this help and exit\n\n"
 	    "A boolean option alone means true; --no-NAME means "
 	    "--NAME=false.  BOOL is\n"
@@ -496,7 +501,7 @@ print_start_help(void)
 	    "Relative paths for --dir and --update-file are made absolute "
 	    "against the\n"
 	    "current directory.  --dir (or -D stresstest.file) is "
-	    "required.\n\n"
+	    "required unless the\nprofile sets it.\n\n"
 	    "Properties for -D:\n");
 	print_properties(stdout);
 	print_exit_codes(stdout);
@@ -514,7 +519,7 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 
 	/* The knob table drives the options: two per boolean (--X[=BOOL]
 	 * and --no-X), one per other knob, then the common ones. */
-	opts = calloc(2 * knobs_count + 4, sizeof(*opts));
+	opts = calloc(2 * knobs_count + 5, sizeof(*opts));
 	nonames = calloc(knobs_count, sizeof(*nonames));
 	if (opts == NULL || nonames == NULL)
 		goto nomem;
@@ -537,6 +542,9 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(common) / sizeof(*common); i++)
 		opts[nopts++] = common[i];
+	opts[nopts].name = "profile";
+	opts[nopts].has_arg = required_argument;
+	opts[nopts++].val = OPT_PROFILE;
 
 	while ((c = getopt_long(argc, argv, ":D:h", opts, NULL)) != -1) {
 		if (common_option(ctl, c))
@@ -549,6 +557,11 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 		if (c == 'D') {
 			if ((ret = set_property(ctl, optarg)) != PARSE_OK)
 				goto fail;
+		} else if (c == OPT_PROFILE) {
+			/* Named in stressd.conf; options given here override
+			 * its knobs. */
+			json_object_object_add(ctl->args, "profile",
+			    json_object_new_string(optarg));
 		} else if (c >= OPT_KNOB && c < OPT_KNOB + (int)knobs_count) {
 			const struct knob *k = &knobs_table[c - OPT_KNOB];
 			char what[128];
@@ -574,11 +587,13 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 	}
 	if ((ret = no_operands(ctl->cmd, argc, argv)) != PARSE_OK)
 		goto fail;
-	/* Caught here so a typo costs no round trip; the daemon checks too. */
-	if (!json_object_object_get_ex(ctl->args, "dir", &dir) ||
-	    json_object_get_string_len(dir) == 0) {
+	/* Caught here so a typo costs no round trip; the daemon checks too.
+	 * A profile may hold the dir. */
+	if ((!json_object_object_get_ex(ctl->args, "dir", &dir) ||
+	    json_object_get_string_len(dir) == 0) &&
+	    !json_object_object_get_ex(ctl->args, "profile", NULL)) {
 		usage_error(ctl->cmd, "--dir is required (or -D "
-		    "stresstest.file=DIR)");
+		    "stresstest.file=DIR, or a --profile that sets dir)");
 		ret = CTL_EXIT_USAGE;
 		goto fail;
 	}

@@ -9,6 +9,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include "commands.h"
+#include "conffile.h"
 #include "control.h"
 #include "hist.h"
 #include "prom.h"
@@ -30,7 +31,53 @@ static struct {
 	struct event	*sample_ev;	/* samples the current run */
 	bool		 cancel_pending;/* stop came while preparing */
 	bool		 shutting_down;	/* SIGTERM/SIGINT: no new runs */
+	const struct config *cfg;	/* profiles, allowed_dirs, defaults */
 } d;
+
+void
+commands_set_config(const struct config *cfg)
+{
+	d.cfg = cfg;
+}
+
+/*
+ * The run's arguments: those of the named profile (args' "profile"), with
+ * args' own knobs over them.  A new object, or NULL after replying.
+ */
+static json_object *
+merged_args(struct control_conn *c, json_object *args, json_object *id)
+{
+	json_object *out = json_object_new_object(), *name, *prof;
+
+	if (args != NULL && json_object_object_get_ex(args, "profile", &name)) {
+		if (!json_object_is_type(name, json_type_string)) {
+			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
+			    "profile", "profile must be a string");
+			goto fail;
+		}
+		if (d.cfg == NULL || (prof = conffile_profile(d.cfg,
+		    json_object_get_string(name))) == NULL) {
+			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
+			    "profile", "no profile '%.64s' in %s",
+			    json_object_get_string(name),
+			    d.cfg != NULL && d.cfg->path[0] ? d.cfg->path :
+			    "the configuration (none was read)");
+			goto fail;
+		}
+		json_object_object_foreach(prof, pk, pv)
+			json_object_object_add(out, pk, json_object_get(pv));
+	}
+	if (args != NULL) {
+		json_object_object_foreach(args, k, v)
+			if (strcmp(k, "profile") != 0)
+				json_object_object_add(out, k,
+				    json_object_get(v));
+	}
+	return out;
+fail:
+	json_object_put(out);
+	return NULL;
+}
 
 static void cmd_start(struct control_conn *, json_object *, json_object *);
 static void cmd_stop(struct control_conn *, json_object *, json_object *);
@@ -43,8 +90,9 @@ static void cmd_help(struct control_conn *, json_object *, json_object *);
 static void cmd_version(struct control_conn *, json_object *, json_object *);
 
 static const struct command commands[] = {
-	{ "start", "start {knob: value, ...}",
-	  "start a run; args are the run knobs", false, cmd_start },
+	{ "start", "start {knob: value, ..., \"profile\": name}",
+	  "start a run; args are the run knobs, over those of a profile of "
+	  "stressd.conf", false, cmd_start },
 	{ "stop", "stop [{\"drain\": bool, \"wait\": bool}]",
 	  "stop the run: drain the queue (default) or discard it; with wait "
 	  "(default) reply when it has ended", false, cmd_stop },
@@ -139,6 +187,7 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 	struct stress_params p;
 	const char *field = NULL;
 	char err[RUN_ERR_MAX];
+	json_object *merged;
 
 	if (d.shutting_down) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
@@ -156,16 +205,24 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 		    run_id(d.run), run_state_name(run_state(d.run)));
 		return;
 	}
+	if ((merged = merged_args(c, args, id)) == NULL)
+		return;
 	knobs_defaults(&p);
-	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1)
+	if (d.cfg != NULL)	/* the file's default; a run may set its own */
+		p.sample_interval = d.cfg->sample_interval;
+	if (knobs_apply(&p, merged, &field, err, sizeof(err)) == -1)
 		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
 		    err);
+	else if (d.cfg != NULL && conffile_dir_allowed(d.cfg, p.dir, err,
+	    sizeof(err)) != 1)
+		control_reply_error(c, id, PROTO_ERR_DENIED, "dir", "%s", err);
 	else if ((d.pending = run_prepare(d.next_id, d.state_dir, &p)) == NULL)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start preparing the run: out of resources");
 	else
 		/* The reply comes once the files are checked (commands_tick). */
 		control_defer(c, id, CONTROL_WAIT_START);
+	json_object_put(merged);
 	knobs_free(&p);
 }
 

@@ -22,6 +22,10 @@ struct command {
 const struct command	*commands_find(const char *name);
 
 struct event_base;
+struct config;
+/* The configuration for runs started from now (profiles, allowed_dirs,
+ * the default sample interval); borrowed until the next call. */
+void	commands_set_config(const struct config *cfg);
 int	commands_init(struct event_base *base, const char *state_dir,
 	    const char *socket_path);
 /* Called by the main loop's timer: advances the run, answers waiters. */

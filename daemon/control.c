@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -500,9 +501,10 @@ activated_socket(int *fd)
 	return 1;
 }
 
-/* Create and bind path (replacing a stale socket file); the fd or -1. */
+/* Create and bind path (replacing a stale socket file) with the given
+ * mode and group ("" leaves the group); the fd or -1. */
 static int
-own_socket(const char *path)
+own_socket(const char *path, unsigned mode, const char *group)
 {
 	struct sockaddr_un sun;
 	struct stat st;
@@ -538,8 +540,16 @@ own_socket(const char *path)
 		close(fd);
 		return -1;
 	}
-	if (chmod(path, 0660) == -1)
+	if (chmod(path, (mode_t)mode) == -1)
 		log_warn("chmod %s", path);
+	if (group[0] != '\0') {
+		struct group *gr = getgrnam(group);
+
+		if (gr == NULL)
+			log_warnx("socket_group %s: no such group", group);
+		else if (chown(path, (uid_t)-1, gr->gr_gid) == -1)
+			log_warn("chown %s to group %s", path, group);
+	}
 	if (lstat(path, &sock_st) == -1)
 		memset(&sock_st, 0, sizeof(sock_st));
 	snprintf(sock_path, sizeof(sock_path), "%s", path);
@@ -548,7 +558,8 @@ own_socket(const char *path)
 }
 
 int
-control_init(struct event_base *base, const char *path)
+control_init(struct event_base *base, const char *path, unsigned mode,
+    const char *group)
 {
 	struct rlimit rl;
 	int fd = -1, act;
@@ -567,7 +578,7 @@ control_init(struct event_base *base, const char *path)
 		return -1;
 	if (act == 1)
 		log_info("listening on the socket systemd passed");
-	else if ((fd = own_socket(path)) == -1)
+	else if ((fd = own_socket(path, mode, group)) == -1)
 		return -1;
 	listener = evconnlistener_new(base, accept_cb, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);

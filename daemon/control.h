@@ -30,9 +30,11 @@
 
 struct control_conn;
 
-/* Listen on path (a stale socket file is replaced; a live daemon on it
- * makes this fail).  0, or -1 with a message logged. */
-int	control_init(struct event_base *base, const char *path);
+/* Listen on path, created with mode and group ("" leaves the group), or
+ * on the socket systemd passed (a stale socket file is replaced; a live
+ * daemon on it makes this fail).  0, or -1 with a message logged. */
+int	control_init(struct event_base *base, const char *path, unsigned mode,
+	    const char *group);
 /* Close the listening socket (and remove it); clients stay. */
 void	control_stop_accepting(void);
 /* True while some client still has replies to be sent. */

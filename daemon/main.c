@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "commands.h"
+#include "conffile.h"
 #include "control.h"
 #include "log.h"
 #include "prom.h"
@@ -30,6 +31,62 @@ static double			 drain_timeout = 60;	/* --drain-timeout */
 static double			 shutdown_at;	/* monotonic s of the first signal */
 static bool			 drain_abandoned;
 static uint64_t			 drain_progress;	/* updates done, last look */
+
+/* The configuration in force and a second one that SIGHUP loads into. */
+static struct config		 cfg_a, cfg_b, *cfg = &cfg_a;
+static const char		*config_path = STRESSD_CONFIG_FILE;
+static bool			 config_explicit;
+
+/* What the command line set: it wins over the configuration file. */
+static struct {
+	const char	*socket, *state_dir, *metrics;
+	int		 log_level;	/* -1: not given */
+	double		 drain_timeout;	/* < 0: not given */
+} ov = { NULL, NULL, NULL, -1, -1 };
+
+static void
+apply_overrides(struct config *c)
+{
+	if (ov.socket != NULL)
+		snprintf(c->socket, sizeof(c->socket), "%s", ov.socket);
+	if (ov.state_dir != NULL)
+		snprintf(c->state_dir, sizeof(c->state_dir), "%s",
+		    ov.state_dir);
+	if (ov.metrics != NULL)
+		snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s",
+		    ov.metrics);
+	if (ov.log_level >= 0)
+		c->log_level = ov.log_level;
+	if (ov.drain_timeout >= 0)
+		c->drain_timeout = ov.drain_timeout;
+}
+
+/* SIGHUP: re-read the file for later runs; a bad file changes nothing. */
+static void
+on_hup(evutil_socket_t sig, short what, void *arg)
+{
+	struct config *next = cfg == &cfg_a ? &cfg_b : &cfg_a;
+	char err[1024];
+
+	(void)sig;
+	(void)what;
+	(void)arg;
+	if (conffile_load(next, config_path, err, sizeof(err)) == -1) {
+		log_warnx("SIGHUP: %s; keeping the configuration in force",
+		    err);
+		conffile_free(next);
+		return;
+	}
+	apply_overrides(next);
+	log_info("SIGHUP: re-read %s (applies to runs started from now; "
+	    "socket, state_dir and metrics_listen at restart)", config_path);
+	conffile_log_changes(cfg, next);
+	commands_set_config(next);
+	conffile_free(cfg);
+	cfg = next;
+	log_init((enum log_level)cfg->log_level);
+	drain_timeout = cfg->drain_timeout;
+}
 static double			 last_watchdog;
 static bool			 watchdog_held;
 
@@ -40,12 +97,17 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: stressd [--socket PATH] [--state-dir DIR] [--log-level LEVEL]\n"
-"               [--drain-timeout SECONDS] [--metrics-listen [ADDR:]PORT]\n"
+"usage: stressd [--config FILE] [--check-config] [--socket PATH]\n"
+"               [--state-dir DIR] [--log-level LEVEL] [--drain-timeout SECONDS]\n"
+"               [--metrics-listen [ADDR:]PORT]\n"
 "\n"
 "Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
 "writer threads behind a per-file queue, driven by stressctl(1).\n"
 "\n"
+"  -c, --config FILE      configuration file (default %s; without it,\n"
+"                         runs may write anywhere)\n"
+"      --check-config     validate the configuration, print it, exit\n"
+"                         (0, or 2 with FILE:LINE: message)\n"
 "  -s, --socket PATH      control socket (default %s)\n"
 "  -d, --state-dir DIR    run records go to DIR/runs/<id> (default %s)\n"
 "  -l, --log-level LEVEL  err, warn, info (default) or debug\n"
@@ -61,9 +123,11 @@ usage(FILE *fp)
 "Runs in the foreground and logs to stderr.  SIGTERM or SIGINT stops the\n"
 "current run, drains its queue and exits 0; a second signal, or a drain\n"
 "longer than --drain-timeout, discards what is still queued (counted as\n"
-"dropped).  Exit status: 0 clean exit, 1 startup error or a drain cut\n"
-"short, 2 usage.\n",
-	    STRESSD_DEFAULT_SOCKET, STRESSD_DEFAULT_STATE_DIR);
+"dropped).  SIGHUP re-reads the configuration for later runs.  Options\n"
+"given here override the file.  Exit status: 0 clean exit, 1 startup\n"
+"error or a drain cut short, 2 usage or configuration error.\n",
+	    STRESSD_CONFIG_FILE, STRESSD_DEFAULT_SOCKET,
+	    STRESSD_DEFAULT_STATE_DIR);
 }
 
 static void
@@ -156,27 +220,34 @@ main(int argc, char *argv[])
 		{ "log-level",	required_argument,	NULL, 'l' },
 		{ "metrics-listen", required_argument,	NULL, 'm' },
 		{ "drain-timeout", required_argument,	NULL, 't' },
+		{ "config",	required_argument,	NULL, 'c' },
+		{ "check-config", no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *sock = STRESSD_DEFAULT_SOCKET;
-	const char *state_dir = STRESSD_DEFAULT_STATE_DIR;
-	const char *metrics = NULL;
-	char err[512];
-	int level = LOG_LVL_INFO, ch;
-	struct event *ev_term, *ev_int, *ev_tick;
+	char err[1024];
+	int level, ch;
+	bool check = false, have_config = false;
+	struct event *ev_term, *ev_int, *ev_hup, *ev_tick;
 	struct timeval tick = { 0, TICK_USEC };
 	uint64_t watchdog_usec;
 	struct rlimit rl;
 
-	while ((ch = getopt_long(argc, argv, "s:d:l:m:t:hV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:s:d:l:m:t:hV", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'c':
+			config_path = optarg;
+			config_explicit = true;
+			break;
+		case 'C':
+			check = true;
+			break;
 		case 's':
-			sock = optarg;
+			ov.socket = optarg;
 			break;
 		case 'd':
-			state_dir = optarg;
+			ov.state_dir = optarg;
 			break;
 		case 'l':
 			if ((level = log_level_parse(optarg)) == -1) {
@@ -185,16 +256,18 @@ main(int argc, char *argv[])
 				    optarg);
 				return 2;
 			}
+			ov.log_level = level;
 			break;
 		case 'm':
-			metrics = optarg;
+			ov.metrics = optarg;
 			break;
 		case 't': {
 			char *end;
 
-			drain_timeout = strtod(optarg, &end);
+			ov.drain_timeout = strtod(optarg, &end);
 			if (*optarg == '\0' || *end != '\0' ||
-			    !(drain_timeout >= 0 && drain_timeout <= 86400)) {
+			    !(ov.drain_timeout >= 0 &&
+			    ov.drain_timeout <= 86400)) {
 				fprintf(stderr, "stressd: --drain-timeout: '%s' "
 				    "is not 0 to 86400 seconds\n", optarg);
 				return 2;
@@ -220,7 +293,26 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
-	log_init((enum log_level)level);
+	/* Defaults, then the file (if any), then the command line. */
+	conffile_defaults(cfg);
+	if (config_explicit || access(config_path, F_OK) == 0) {
+		if (conffile_load(cfg, config_path, err, sizeof(err)) == -1) {
+			fprintf(stderr, "stressd: %s\n", err);
+			return 2;
+		}
+		have_config = true;
+	}
+	apply_overrides(cfg);
+	if (check) {
+		conffile_print(cfg, stdout);
+		conffile_free(cfg);
+		return 0;
+	}
+	log_init((enum log_level)cfg->log_level);
+	if (!have_config)
+		log_warnx("no configuration file %s: runs may write wherever "
+		    "stressd can", config_path);
+	drain_timeout = cfg->drain_timeout;
 	signal(SIGPIPE, SIG_IGN);
 	/* Every client is a descriptor: allow as many as the hard limit. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -230,26 +322,31 @@ main(int argc, char *argv[])
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
-	if (commands_init(base, state_dir, sock) == -1)
-		fatalx("state directory %s is not usable", state_dir);
-	if (control_init(base, sock) == -1)
-		fatalx("cannot listen on %s", sock);
-	if (metrics != NULL) {
-		if (prom_start(base, metrics, commands_metrics, NULL, err,
-		    sizeof(err)) == -1) {
+	if (commands_init(base, cfg->state_dir, cfg->socket) == -1)
+		fatalx("state directory %s is not usable", cfg->state_dir);
+	commands_set_config(cfg);
+	if (control_init(base, cfg->socket, cfg->socket_mode,
+	    cfg->socket_group) == -1)
+		fatalx("cannot listen on %s", cfg->socket);
+	if (cfg->metrics_listen[0] != '\0') {
+		if (prom_start(base, cfg->metrics_listen, commands_metrics, NULL,
+		    err, sizeof(err)) == -1) {
 			control_shutdown();
-			fatalx("--metrics-listen %s: %s", metrics, err);
+			fatalx("metrics_listen %s: %s", cfg->metrics_listen, err);
 		}
-		log_info("serving metrics on %s (port %d)", metrics,
+		log_info("serving metrics on %s (port %d)", cfg->metrics_listen,
 		    prom_port());
 	}
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);
+	ev_hup = evsignal_new(base, SIGHUP, on_hup, NULL);
 	ev_tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
 	event_add(ev_term, NULL);
 	event_add(ev_int, NULL);
+	event_add(ev_hup, NULL);
 	event_add(ev_tick, &tick);
-	log_info("stressd %s ready, state in %s", PACKAGE_VERSION, state_dir);
+	log_info("stressd %s ready, state in %s", PACKAGE_VERSION,
+	    cfg->state_dir);
 	if (sd_watchdog_enabled(0, &watchdog_usec) > 0)
 		watchdog_s = (double)watchdog_usec / 1e6;
 	sd_notify(0, "READY=1\nSTATUS=idle");
@@ -261,6 +358,8 @@ main(int argc, char *argv[])
 	commands_finish();
 	event_free(ev_term);
 	event_free(ev_int);
+	event_free(ev_hup);
+	conffile_free(cfg);
 	event_free(ev_tick);
 	event_base_free(base);
 	log_info("exiting%s", drain_abandoned ? " (the drain was cut short)" :
