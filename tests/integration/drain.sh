@@ -7,7 +7,12 @@
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 
-start_daemon --drain-timeout 0
+# systemd hears of the drain: EXTEND_TIMEOUT_USEC while it moves
+NS=$T/notify.sock
+socat -u "UNIX-RECV:$NS,unlink-early" "OPEN:$T/notify.out,creat,append" &
+HELPER_PIDS+=($!)
+for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=$NS start_daemon --drain-timeout 0
 D=$T/rrd
 # Flat out with one writer: a queue far deeper than one second of writes.
 start_run --dir "$D" --files 2000 --threads 2 --write-threads 1 \
@@ -17,6 +22,9 @@ stop_daemon TERM 30
 assert_eq "$DAEMON_RC" 1 "exit status after a cut-short drain"
 grep -q 'took longer than 0 s (--drain-timeout)' "$DLOG" ||
     fail "no drain-timeout line in the log"
+sleep 0.2
+grep -q 'EXTEND_TIMEOUT_USEC=' "$T/notify.out" ||
+    fail "no EXTEND_TIMEOUT_USEC during the drain: $(cat "$T/notify.out")"
 rep=$(cat "$STATE/runs/1/report.json")
 assert_eq "$(jget "$rep" state)" stopped "run state"
 c=$(jq -c .counters <<<"$rep")
