@@ -732,7 +732,8 @@ commands_updates_done(void)
 bool
 commands_stuck(double limit)
 {
-	return d.run != NULL && run_stuck(d.run, limit);
+	return (d.run != NULL && run_stuck(d.run, limit)) ||
+	    (d.pending != NULL && run_stuck(d.pending, limit));
 }
 
 void

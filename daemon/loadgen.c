@@ -30,6 +30,8 @@ struct loadgen {
 	atomic_uint_fast64_t		 claimed;	/* updates handed out */
 	atomic_uint_fast64_t		 generated;	/* updates offered */
 	atomic_uint			 running;
+	atomic_uint			 next_slot;
+	atomic_uint_fast64_t		*busy;	/* per generator, no-queue writes */
 };
 
 /* An update_file larger than this is refused rather than read into memory
@@ -243,6 +245,7 @@ loadgen_main(void *arg)
 	struct writer_ctx w;
 
 	writer_ctx_init(&w, p, &lg->hooks);
+	w.busy_since = &lg->busy[atomic_fetch_add(&lg->next_slot, 1)];
 	while (!atomic_load(&lg->stop)) {
 		uint64_t claim = atomic_fetch_add(&lg->claimed,
 		    p->updates_per_open);
@@ -306,7 +309,8 @@ loadgen_start(struct queue *q, const struct stress_params *p,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&lg->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if ((lg->threads = calloc(p->threads, sizeof(*lg->threads))) == NULL)
+	if ((lg->threads = calloc(p->threads, sizeof(*lg->threads))) == NULL ||
+	    (lg->busy = calloc(p->threads, sizeof(*lg->busy))) == NULL)
 		goto fail;
 	lg->start = util_now();
 	atomic_store(&lg->running, (unsigned)p->threads);
@@ -342,6 +346,13 @@ loadgen_stop(struct loadgen *lg)
 }
 
 bool
+loadgen_stuck(struct loadgen *lg, double limit)
+{
+	return lg->busy != NULL &&
+	    writer_busy_stuck(lg->busy, lg->nthreads, limit);
+}
+
+bool
 loadgen_finished(struct loadgen *lg)
 {
 	return atomic_load(&lg->running) == 0;
@@ -363,5 +374,6 @@ loadgen_join(struct loadgen *lg)
 	pthread_cond_destroy(&lg->cv);
 	pthread_mutex_destroy(&lg->mu);
 	free(lg->threads);
+	free(lg->busy);
 	free(lg);
 }

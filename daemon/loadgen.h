@@ -41,6 +41,8 @@ struct loadgen	*loadgen_start(struct queue *q, const struct stress_params *p,
 /* Ask the generators to stop at once (does not wait). */
 void		 loadgen_stop(struct loadgen *lg);
 bool		 loadgen_finished(struct loadgen *lg);
+/* A generator inside one librrd call (no-queue mode) for over limit s. */
+bool		 loadgen_stuck(struct loadgen *lg, double limit);
 uint64_t	 loadgen_generated(struct loadgen *lg);
 /* Join the threads and free; loadgen_stop first unless finished. */
 void		 loadgen_join(struct loadgen *lg);

@@ -79,7 +79,8 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 	}
 	apply_overrides(next);
 	log_info("SIGHUP: re-read %s (applies to runs started from now; "
-	    "socket, state_dir and metrics_listen at restart)", config_path);
+	    "socket, socket_mode, socket_group, state_dir and metrics_listen "
+	    "at restart)", config_path);
 	conffile_log_changes(cfg, next);
 	commands_set_config(next);
 	conffile_free(cfg);
@@ -141,6 +142,8 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 	commands_shutdown(!shutting_down);
 	if (!shutting_down)
 		shutdown_at = util_now();
+	else
+		drain_abandoned = true;	/* the queue is discarded */
 	shutting_down = true;
 }
 
@@ -180,12 +183,12 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	 * sat inside librrd for a whole watchdog period: a stuck writer must
 	 * get the service restarted, not hidden by a timer. */
 	if (watchdog_s > 0 && now - last_watchdog >= watchdog_s / 2) {
-		if (!commands_stuck(watchdog_s)) {
+		if (!commands_stuck(watchdog_s / 2)) {
 			sd_notify(0, "WATCHDOG=1");
 			watchdog_held = false;
 		} else if (!watchdog_held) {
-			log_warnx("a writer has been inside librrd for over "
-			    "%.0f s; not feeding the watchdog", watchdog_s);
+			log_warnx("a thread has been inside librrd for over "
+			    "%.1f s; not feeding the watchdog", watchdog_s / 2);
 			watchdog_held = true;
 		}
 		last_watchdog = now;
@@ -244,9 +247,19 @@ main(int argc, char *argv[])
 			check = true;
 			break;
 		case 's':
+			if (strlen(optarg) >= sizeof(cfg->socket)) {
+				fprintf(stderr, "stressd: --socket: path longer "
+				    "than %zu bytes\n", sizeof(cfg->socket) - 1);
+				return 2;
+			}
 			ov.socket = optarg;
 			break;
 		case 'd':
+			if (strlen(optarg) >= sizeof(cfg->state_dir)) {
+				fprintf(stderr, "stressd: --state-dir: path too "
+				    "long\n");
+				return 2;
+			}
 			ov.state_dir = optarg;
 			break;
 		case 'l':
@@ -259,6 +272,11 @@ main(int argc, char *argv[])
 			ov.log_level = level;
 			break;
 		case 'm':
+			if (strlen(optarg) >= sizeof(cfg->metrics_listen)) {
+				fprintf(stderr, "stressd: --metrics-listen: "
+				    "address too long\n");
+				return 2;
+			}
 			ov.metrics = optarg;
 			break;
 		case 't': {

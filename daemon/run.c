@@ -69,6 +69,7 @@ struct run {
 	 * so the event loop keeps answering; see run_prepare. */
 	pthread_t		 setup_thread;
 	bool			 setup_joinable;
+	atomic_uint_fast64_t	 setup_busy;	/* since when setup runs, 0 */
 	atomic_bool		 setup_done;
 	bool			 launched;
 	int			 setup_rc;
@@ -332,8 +333,12 @@ setup_main(void *arg)
 {
 	struct run *r = arg;
 
+	/* Setup calls librrd too (probe, rrd_info of reused files): the
+	 * watchdog must see it hang. */
+	atomic_store(&r->setup_busy, writer_busy_now());
 	r->setup_rc = setup(r, &r->setup_field, r->setup_err,
 	    sizeof(r->setup_err));
+	atomic_store(&r->setup_busy, 0);
 	atomic_store(&r->setup_done, true);
 	return NULL;
 }
@@ -469,7 +474,12 @@ write_report(struct run *r)
 bool
 run_stuck(struct run *r, double limit)
 {
-	return r->launched && run_active(r) && writer_pool_stuck(r->wp, limit);
+	if (writer_busy_stuck(&r->setup_busy, 1, limit))
+		return true;
+	if (!r->launched || !run_active(r))
+		return false;
+	return writer_pool_stuck(r->wp, limit) ||
+	    (r->lg != NULL && loadgen_stuck(r->lg, limit));
 }
 
 void

@@ -112,7 +112,7 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 	res->calls = 0;
 	res->failed_calls = 0;
 	if (w->busy_since != NULL)
-		atomic_store(w->busy_since, (uint64_t)(util_now() * 1e9));
+		atomic_store(w->busy_since, writer_busy_now());
 	write_file(w, b, res);
 	if (w->busy_since != NULL)
 		atomic_store(w->busy_since, 0);
@@ -264,18 +264,30 @@ fail:
 }
 
 bool
-writer_pool_stuck(struct writer_pool *wp, double limit)
+writer_busy_stuck(atomic_uint_fast64_t *slots, size_t n, double limit)
 {
 	uint64_t now = (uint64_t)(util_now() * 1e9);
 
-	for (unsigned i = 0; wp != NULL && i < wp->n; i++) {
-		uint64_t since = atomic_load(&wp->busy[i]);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t since = atomic_load(&slots[i]);
 
 		if (since != 0 && now > since &&
 		    (double)(now - since) / 1e9 > limit)
 			return true;
 	}
 	return false;
+}
+
+uint64_t
+writer_busy_now(void)
+{
+	return (uint64_t)(util_now() * 1e9);
+}
+
+bool
+writer_pool_stuck(struct writer_pool *wp, double limit)
+{
+	return wp != NULL && writer_busy_stuck(wp->busy, wp->n, limit);
 }
 
 void

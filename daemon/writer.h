@@ -74,6 +74,10 @@ struct writer_pool *writer_pool_start(struct queue *q,
 /* True when some writer has been inside one librrd call for longer than
  * limit seconds (the systemd watchdog must not be fed then). */
 bool	writer_pool_stuck(struct writer_pool *wp, double limit);
+/* The same over any busy_since slots (generators, the setup thread). */
+bool	writer_busy_stuck(atomic_uint_fast64_t *slots, size_t n, double limit);
+/* The clock busy_since slots use (monotonic ns). */
+uint64_t writer_busy_now(void);
 /* Join every writer; call after queue_close(). */
 void	writer_pool_join(struct writer_pool *wp);
 

@@ -1,0 +1,23 @@
+/* Test shim, preloaded by tests/integration/watchdog.sh: rrd_update_r on
+ * files under $STRESSD_TEST_HANG_DIR sleeps 30 s first, standing in for a
+ * writer stuck inside librrd.  Built by the test with cc -shared. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int	rrd_update_r(const char *, const char *, int, const char **);
+
+int
+rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
+{
+	static int (*real)(const char *, const char *, int, const char **);
+	const char *dir = getenv("STRESSD_TEST_HANG_DIR");
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "rrd_update_r");
+	if (dir != NULL && *dir != '\0' && strncmp(file, dir, strlen(dir)) == 0)
+		sleep(30);
+	return real(file, tmpl, argc, argv);
+}
