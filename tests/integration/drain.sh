@@ -9,9 +9,7 @@ LIB_NO_DAEMON=1
 
 # systemd hears of the drain: EXTEND_TIMEOUT_USEC while it moves
 NS=$T/notify.sock
-socat -u "UNIX-RECV:$NS,unlink-early" "OPEN:$T/notify.out,creat,append" &
-HELPER_PIDS+=($!)
-for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.1; done
+notify_listen "$NS" "$T/notify.out"
 NOTIFY_SOCKET=$NS start_daemon --drain-timeout 0
 D=$T/rrd
 # Flat out with one writer: a queue far deeper than one second of writes.

@@ -186,6 +186,16 @@ stop_daemon() {
 	DPID=
 }
 
+# notify_listen SOCKET OUT: a NOTIFY_SOCKET as systemd would bind it; the
+# datagrams stressd sends are appended to OUT (a helper, killed at exit).
+notify_listen() {
+	: >"$2"
+	socat -u "UNIX-RECV:$1,unlink-early" "OPEN:$2,append" &
+	HELPER_PIDS+=($!)
+	for _ in $(seq 50); do [ -S "$1" ] && return 0; sleep 0.1; done
+	fail "socat did not bind $1"
+}
+
 # ---------------------------------------------------------------- client
 
 # ctl ARGS...: stressctl on our socket (bounded by CTL_TIMEOUT).

@@ -10,10 +10,7 @@ LIB_NO_DAEMON=1
 
 # ---- sd_notify on a datagram socket the test binds
 NS=$T/notify.sock
-socat -u "UNIX-RECV:$NS,unlink-early" "OPEN:$T/notify.out,creat,append" &
-HELPER_PIDS+=($!)
-for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.1; done
-[ -S "$NS" ] || fail "socat did not bind $NS"
+notify_listen "$NS" "$T/notify.out"
 NOTIFY_SOCKET=$NS WATCHDOG_USEC=400000 start_daemon
 start_run --dir "$T/rrd" --files 20 --max-updates 2000 --update-time 2.5 \
     --rra "$RRA" >/dev/null

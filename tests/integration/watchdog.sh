@@ -18,10 +18,7 @@ asan=$(ldd "$STRESSD" | awk '/libasan/ { print $3 }')
 
 for mode in queue direct; do
 	NS=$T/notify-$mode.sock
-	: >"$T/notify-$mode.out"
-	socat -u "UNIX-RECV:$NS,unlink-early" "OPEN:$T/notify-$mode.out,append" &
-	HELPER_PIDS+=($!)
-	for _ in $(seq 50); do [ -S "$NS" ] && break; sleep 0.1; done
+	notify_listen "$NS" "$T/notify-$mode.out"
 	rm -f "$SOCK"
 	NOTIFY_SOCKET=$NS WATCHDOG_USEC=400000 LD_PRELOAD=$preload \
 	    STRESSD_TEST_HANG_DIR=$T/hang-$mode start_daemon
