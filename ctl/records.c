@@ -527,7 +527,7 @@ report_text(json_object *rep)
 	struct output_cols *t = output_cols_new("ll");
 	const char *reason = jstr(rep, "reason"), *src;
 	char *id = jtext(rep, "run_id", NULL), *st = jtext(rep, "state", NULL);
-	char *a, *b, *c, *d;
+	char *a, *b, *c, *d, *e;
 	double v;
 
 	printf("Run %s: %s%s%s\n\n", id, st, reason ? ": " : "",
@@ -601,12 +601,14 @@ report_text(json_object *rep)
 	b = jtext(rep, "counters.updates_failed", NULL);
 	c = jtext(rep, "counters.dropped", NULL);
 	d = jtext(rep, "counters.creates_completed", NULL);
-	printf("  %s updates completed, %s failed, %s dropped; %s creates\n",
-	    a, b, c, d);
+	e = jtext(rep, "counters.discarded", NULL);
+	printf("  %s updates completed, %s failed, %s dropped, %s discarded; "
+	    "%s creates\n", a, b, c, e, d);
 	free(a);
 	free(b);
 	free(c);
 	free(d);
+	free(e);
 	if (jnum(rep, "counters.update_calls", &v)) {
 		a = jtext(rep, "counters.update_calls", NULL);
 		printf("  %s rrd_update calls\n", a);
@@ -1073,7 +1075,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	/* Progress counts every update that is finished with, however it
 	 * ended, so a run with drops or failures still reaches 100%. */
 	now->done = now->completed + num_or_zero(st, "updates_failed") +
-	    num_or_zero(st, "dropped");
+	    num_or_zero(st, "dropped") + num_or_zero(st, "discarded");
 	now->sig = num_or_zero(st, "significant_ops_pending");
 	now->total = num_or_zero(st, "total_operations_pending");
 

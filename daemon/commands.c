@@ -297,7 +297,7 @@ cmd_stop(struct control_conn *c, json_object *args, json_object *id)
 		    "no run is active");
 		return;
 	}
-	run_stop(d.run, drain);
+	run_stop(d.run, drain, NULL);
 	if (wait) {
 		control_defer(c, id, CONTROL_WAIT_RUN_END);
 		return;
@@ -436,8 +436,11 @@ commands_metrics(struct evbuffer *out, void *arg)
 		{ "enqueued_total", "counter", "updates accepted by the queue",
 		  QC(enqueued) },
 		{ "dropped_total", "counter",
-		  "updates dropped by a high-water mark or a stop without drain",
+		  "updates refused by a high-water mark",
 		  QC(dropped) },
+		{ "discarded_total", "counter", "updates enqueued, then thrown "
+		  "away unwritten (stop without drain, drain timeout, failed "
+		  "run)", QC(discarded) },
 		{ "dequeued_operations_total", "counter",
 		  "values taken by writers", QC(dequeued_operations) },
 		{ "dequeued_items_total", "counter", "file batches taken by "
@@ -705,11 +708,11 @@ commands_tick(void)
 
 
 void
-commands_shutdown(bool drain)
+commands_shutdown(bool drain, const char *why)
 {
 	d.shutting_down = true;	/* a pending run is refused, not started */
 	if (run_active(d.run))
-		run_stop(d.run, drain);
+		run_stop(d.run, drain, why);
 }
 
 bool

@@ -30,8 +30,9 @@ int	commands_init(struct event_base *base, const char *state_dir,
 	    const char *socket_path);
 /* Called by the main loop's timer: advances the run, answers waiters. */
 void	commands_tick(void);
-/* SIGTERM/SIGINT: stop the run (drain, or discard on a second signal). */
-void	commands_shutdown(bool drain);
+/* SIGTERM/SIGINT: stop the run (drain, or discard on a second signal or
+ * a drain timeout); why becomes the run's reason. */
+void	commands_shutdown(bool drain, const char *why);
 /* True once no run is active (the daemon may exit). */
 bool	commands_quiescent(void);
 /* Updates the run has written or failed so far (drain progress). */

@@ -134,12 +134,18 @@ usage(FILE *fp)
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
 {
+	char why[128];
+
 	(void)what;
 	(void)arg;
 	log_info("%s: %s", strsignal((int)sig), shutting_down ?
 	    "discarding the queue" : "stopping the run and draining");
 	sd_notify(0, "STOPPING=1");
-	commands_shutdown(!shutting_down);
+	/* Overwritten by a later discard, so "drained" is what happened. */
+	snprintf(why, sizeof(why), "%s SIG%s at shutdown: queue %s",
+	    shutting_down ? "a second" : "stopped by", sigabbrev_np((int)sig),
+	    shutting_down ? "discarded" : "drained");
+	commands_shutdown(!shutting_down, why);
 	if (!shutting_down)
 		shutdown_at = util_now();
 	else
@@ -156,11 +162,15 @@ static void
 drain_watch(double now)
 {
 	uint64_t done = commands_updates_done();
+	char why[160];
 
 	if (!drain_abandoned && now - shutdown_at > drain_timeout) {
 		log_warnx("the drain took longer than %.0f s (--drain-timeout): "
 		    "discarding what is still queued", drain_timeout);
-		commands_shutdown(false);
+		snprintf(why, sizeof(why), "the drain at shutdown took longer "
+		    "than %.0f s (--drain-timeout): queue discarded",
+		    drain_timeout);
+		commands_shutdown(false, why);
 		drain_abandoned = true;
 	}
 	if (done != drain_progress) {

@@ -369,8 +369,8 @@ over_high_water(const struct queue *q, bool sig)
 	    q->c.total_operations_pending >= cfg->queue_high_water)
 		return true;
 	if (sig && cfg->sig_high_water &&
-	    q->c.significant_ops_enqueued - q->c.significant_ops_completed >=
-	    cfg->sig_high_water)
+	    q->c.significant_ops_enqueued - q->c.significant_ops_completed -
+	    q->c.significant_ops_discarded >= cfg->sig_high_water)
 		return true;
 	if (!sig && cfg->insig_high_water &&
 	    q->insig_queued >= cfg->insig_high_water)
@@ -675,12 +675,11 @@ queue_discard(struct queue *q)
 		}
 		if (count == 0)
 			continue;
-		/* Discarded values leave "enqueued" for "dropped", so both
-		 * conservation equations hold after a stop --no-drain. */
-		q->c.enqueued -= count;
-		q->c.dropped += count;
+		/* Counters never go back (Prometheus would read a reset):
+		 * discarded values stay enqueued and are counted apart, a
+		 * term of their own in the second conservation equation. */
 		q->c.discarded += count;
-		q->c.significant_ops_enqueued -= qf->n_sig;
+		q->c.significant_ops_discarded += qf->n_sig;
 		q->c.total_operations_pending -= count;
 		q->insig_queued -= qf->n_insig;
 		qf->next_k -= count;
@@ -713,7 +712,7 @@ queue_snapshot(struct queue *q, struct queue_counters *c)
 	c->insignificant_ops_pending = q->insig_queued;
 	pthread_mutex_unlock(&q->mu);
 	c->significant_ops_pending = c->significant_ops_enqueued -
-	    c->significant_ops_completed;
+	    c->significant_ops_completed - c->significant_ops_discarded;
 	c->taken_at = util_now();
 }
 

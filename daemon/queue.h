@@ -44,7 +44,13 @@ struct queue_counters {
 	uint64_t	offered;
 	uint64_t	enqueued;
 	uint64_t	dropped;
-	uint64_t	discarded;	/* part of dropped: removed by stop --no-drain */
+	uint64_t	discarded;	/* enqueued, then thrown away unwritten
+					   (stop --no-drain, a shutdown's drain
+					   timeout, a failed run) */
+	uint64_t	significant_ops_discarded;
+	uint64_t	dropped_at_shutdown;	/* the part of discarded a
+						   shutdown threw away; set by
+						   run.c, not the queue */
 	uint64_t	significant_ops_enqueued;
 	uint64_t	significant_ops_dequeued;
 	uint64_t	significant_ops_completed;

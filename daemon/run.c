@@ -44,6 +44,7 @@ struct run {
 	double			 start_mono, end_mono;
 	time_t			 start_wall, end_wall;
 	bool			 stop_requested, discard;
+	bool			 shutdown_discard;	/* by a shutdown */
 	bool			 failed;	/* ends failed, with reason */
 	uint64_t		 generated;	/* final, once ended */
 	struct queue_counters	 last;		/* window of "current" rates */
@@ -413,6 +414,14 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ lifecycle */
 
+/* The queue's counters, with the run's own share of them. */
+static void
+snapshot(struct run *r, struct queue_counters *c)
+{
+	queue_snapshot(r->q, c);
+	c->dropped_at_shutdown = r->shutdown_discard ? c->discarded : 0;
+}
+
 /* The record's inputs, from the live queue or the final numbers; c and
  * msgs are the caller's storage. */
 static void
@@ -421,7 +430,7 @@ report_input_of(struct run *r, struct report_input *in,
 {
 	memset(in, 0, sizeof(*in));
 	if (r->q != NULL && run_active(r)) {
-		queue_snapshot(r->q, c);
+		snapshot(r, c);
 		in->generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
 		in->end_mono = c->taken_at;
 	} else {
@@ -486,7 +495,7 @@ void
 run_counters(struct run *r, struct queue_counters *c)
 {
 	if (r->q != NULL && run_active(r))
-		queue_snapshot(r->q, c);
+		snapshot(r, c);
 	else
 		*c = r->final;
 }
@@ -538,7 +547,7 @@ finish(struct run *r, enum run_state final)
 	}
 	writer_pool_join(r->wp);
 	r->wp = NULL;
-	queue_snapshot(r->q, &r->final);
+	snapshot(r, &r->final);
 	stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
 	    r->reason[0] ? ": " : "", r->reason);
@@ -570,7 +579,7 @@ run_tick(struct run *r)
 
 	switch (r->state) {
 	case RUN_CREATING:
-		queue_snapshot(r->q, &c);
+		snapshot(r, &c);
 		if (c.creates_pending > 0)
 			return false;
 		if (c.creates_completed == 0) {
@@ -604,12 +613,16 @@ run_tick(struct run *r)
 }
 
 void
-run_stop(struct run *r, bool drain)
+run_stop(struct run *r, bool drain, const char *why)
 {
 	if (!run_active(r))
 		return;
 	r->stop_requested = true;
 	r->discard = !drain;
+	if (why != NULL) {
+		snprintf(r->reason, sizeof(r->reason), "%s", why);
+		r->shutdown_discard = !drain;
+	}
 	if (r->lg != NULL)
 		loadgen_stop(r->lg);
 	if (!drain)
@@ -628,7 +641,7 @@ run_sample(struct run *r)
 
 	if (!r->launched || !run_active(r))
 		return;
-	queue_snapshot(r->q, &c);
+	snapshot(r, &c);
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
 	now = time(NULL);
 	if (r->metrics_last != 0 && now > r->metrics_last) {
@@ -701,7 +714,7 @@ run_stats_json(struct run *r)
 	json_object *o;
 
 	if (run_active(r)) {
-		queue_snapshot(r->q, &c);
+		snapshot(r, &c);
 		generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
 	} else {
 		c = r->final;
@@ -775,7 +788,7 @@ run_summary(struct run *r, char *buf, size_t len)
 		snprintf(buf, len, "idle");
 		return;
 	}
-	queue_snapshot(r->q, &c);
+	snapshot(r, &c);
 	snprintf(buf, len, "%s run %u: %llu/%llu updates, significant queue "
 	    "%llu, %llu errors", run_state_name(r->state), r->id,
 	    (unsigned long long)c.updates_completed,
@@ -792,7 +805,7 @@ run_free(struct run *r)
 	if (r->setup_joinable)
 		pthread_join(r->setup_thread, NULL);
 	if (r->launched && run_active(r)) {
-		run_stop(r, false);
+		run_stop(r, false, "the daemon exited");
 		finish(r, RUN_STOPPED);
 	}
 	if (r->q != NULL) {

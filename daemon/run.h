@@ -44,8 +44,12 @@ int		 run_launch(struct run *r, const char **field, char *err,
 		    size_t errlen);
 /* Advance the state machine; true when the run just ended. */
 bool		 run_tick(struct run *r);
-/* Stop generating; drain the queue, or discard it and count it dropped. */
-void		 run_stop(struct run *r, bool drain);
+/*
+ * Stop generating; drain the queue, or discard it (counted in
+ * `discarded`).  why, when not NULL, is a shutdown's reason: it becomes
+ * the run's reason and what it discards is also `dropped_at_shutdown`.
+ */
+void		 run_stop(struct run *r, bool drain, const char *why);
 /* Take one sample of the queue's gauges into the run's history (called
  * every run_sample_interval seconds while the run is active). */
 void		 run_sample(struct run *r);

@@ -27,6 +27,13 @@ rep=$(cat "$STATE/runs/1/report.json")
 assert_eq "$(jget "$rep" state)" stopped "run state"
 c=$(jq -c .counters <<<"$rep")
 assert_num "$(jget "$c" discarded)" '>' 0 "discarded"
+assert_eq "$(jget "$c" dropped_at_shutdown)" "$(jget "$c" discarded)" \
+    "dropped_at_shutdown vs discarded"
+assert_eq "$(jnum "$c" enqueued)" \
+    "$(($(jnum "$c" updates_completed) + $(jnum "$c" updates_failed) + $(jnum "$c" dropped_at_shutdown)))" \
+    "enqueued == updates_completed + updates_failed + dropped_at_shutdown"
+jget "$rep" reason | grep -q -- '--drain-timeout' ||
+    fail "the record's reason does not name the drain timeout: $(jget "$rep" reason)"
 check_invariants "$c" "final counters"
 check_drained "$c" "final counters"
 sum=$(rrd_sum "$(rrd_scan -m "$D" 2000)")

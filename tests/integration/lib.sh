@@ -25,8 +25,8 @@ TEST_NAME=$(basename "$0" .sh)
 # Timeouts (seconds), generous for a loaded 2-core machine.
 CTL_TIMEOUT=${CTL_TIMEOUT:-60}		# any single stressctl call
 WAIT_TIMEOUT=${WAIT_TIMEOUT:-180}	# `stressctl wait` for a run to end
-READY_TIMEOUT=10			# daemon answering after start
-STOP_TIMEOUT=10				# daemon exit after SIGTERM at cleanup
+READY_TIMEOUT=${READY_TIMEOUT:-10}	# daemon answering after start
+STOP_TIMEOUT=${STOP_TIMEOUT:-10}	# daemon exit after SIGTERM at cleanup
 
 # Small RRA so that files stay tiny.
 # shellcheck disable=SC2034  # used by the tests
@@ -155,11 +155,14 @@ trap 'exit 143' TERM
 # ---------------------------------------------------------------- daemon
 
 # start_daemon [EXTRA ARGS]: start stressd on $SOCK/$STATE, wait until it
-# answers `version`; sets DPID.
+# answers `version`; sets DPID.  A test may set the array STRESSD_WRAPPER
+# (e.g. valgrind and its options) to run the daemon under; it must exec
+# the daemon in the same process so that DPID is the daemon's pid.
 # shellcheck disable=SC2120  # extra args are optional
 start_daemon() {
 	local deadline
-	"$STRESSD" --socket "$SOCK" --state-dir "$STATE" --log-level debug \
+	${STRESSD_WRAPPER[@]+"${STRESSD_WRAPPER[@]}"} "$STRESSD" \
+	    --socket "$SOCK" --state-dir "$STATE" --log-level debug \
 	    "$@" >>"$DLOG" 2>&1 &
 	DPID=$!
 	deadline=$((SECONDS + READY_TIMEOUT))
@@ -268,11 +271,12 @@ check_invariants() {
 	    def n(k): (.[k] | if type == "number" then . else
 	        error("\(k) missing or not a number") end);
 	    [n("offered"), n("enqueued"), n("dropped"), n("updates_completed"),
-	     n("updates_failed"), n("total_operations_pending"), n("in_flight")]
+	     n("updates_failed"), n("total_operations_pending"), n("in_flight"),
+	     n("discarded")]
 	    | if .[0] != .[1] + .[2] then
 	        "offered \(.[0]) != enqueued \(.[1]) + dropped \(.[2])"
-	      elif .[1] != .[3] + .[4] + .[5] + .[6] then
-	        "enqueued \(.[1]) != updates_completed \(.[3]) + updates_failed \(.[4]) + total_operations_pending \(.[5]) + in_flight \(.[6])"
+	      elif .[1] != .[3] + .[4] + .[5] + .[6] + .[7] then
+	        "enqueued \(.[1]) != updates_completed \(.[3]) + updates_failed \(.[4]) + total_operations_pending \(.[5]) + in_flight \(.[6]) + discarded \(.[7])"
 	      else "ok" end' <<<"$s" 2>&1) || fail "$what: bad stats: $r: ${s:0:400}"
 	[ "$r" = ok ] || fail "$what: invariant broken: $r"
 }

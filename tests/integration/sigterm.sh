@@ -49,10 +49,51 @@ last=$(grep -oE '^[0-9]+ samples stored' "$slog" | tail -n 1 | cut -d' ' -f1)
 [ -n "$last" ] || fail "no progress line in $slog"
 assert_eq "$on_disk" "$last" "updates on disk vs the last 'samples stored' of stress.log"
 
+# The run record is complete: state, reason, counters that add up.
+rep=$(cat "$STATE/runs/$run_id/report.json")
+assert_eq "$(jget "$rep" state)" stopped "report.json state after SIGTERM"
+jget "$rep" reason | grep -q 'SIGTERM' ||
+    fail "report.json reason does not name SIGTERM: $(jget "$rep" reason)"
+c=$(jq -c .counters <<<"$rep")
+check_invariants "$c" "report.json counters after SIGTERM"
+assert_eq "$(jnum "$c" updates_completed)" "$on_disk" \
+    "report.json updates_completed vs updates on disk"
+assert_eq "$(jnum "$c" enqueued)" \
+    "$(($(jnum "$c" updates_completed) + $(jnum "$c" updates_failed) + $(jnum "$c" dropped_at_shutdown)))" \
+    "enqueued == updates_completed + updates_failed + dropped_at_shutdown"
+assert_eq "$(jnum "$c" dropped_at_shutdown)" 0 "dropped_at_shutdown after a drain"
+
 # ---- restart on the same state dir: serves again, and the files reuse
 # shellcheck disable=SC2119
 start_daemon
 assert_alive "restart after SIGTERM"
+
+# ---- SIGINT mid-run with a modulus never reached: stress.log still ends
+# with a final stats block, and disk holds exactly updates_completed
+D2=$T/rrd2
+r=$(start_run --dir "$D2" --files 50 --threads 2 --write-threads 1 \
+    --max-updates 100000 --update-time 1 --modulus 1000000000 --rra "$RRA")
+run2=$(jget "$r" run_id)
+wait_for_stats '.state == "running" and .updates_completed >= 50' 60 >/dev/null
+stop_daemon INT 30
+assert_eq "$DAEMON_RC" 0 "stressd exit status after SIGINT mid-run"
+slog=$STATE/runs/$run2/stress.log
+tail -n 8 "$slog" | grep -q '^QS:' ||
+    fail "stress.log of run $run2 does not end with a stats block: $(tail -n 8 "$slog")"
+tail -n 1 "$slog" | grep -q "^# run $run2 stopped: stopped by SIGINT" ||
+    fail "stress.log of run $run2 does not end with its state: $(tail -n 1 "$slog")"
+last=$(grep -oE '^[0-9]+ samples stored' "$slog" | tail -n 1 | cut -d' ' -f1)
+c=$(jq -c .counters "$STATE/runs/$run2/report.json")
+check_invariants "$c" "report.json counters after SIGINT"
+on_disk2=$(rrd_sum "$(rrd_scan -m "$D2" 50)")
+assert_eq "$on_disk2" "$(jnum "$c" updates_completed)" "SIGINT: updates on disk vs updates_completed"
+assert_eq "$last" "$on_disk2" "SIGINT: final stats block vs updates on disk"
+assert_eq "$(jnum "$c" enqueued)" \
+    "$(($(jnum "$c" updates_completed) + $(jnum "$c" updates_failed) + $(jnum "$c" dropped_at_shutdown)))" \
+    "SIGINT: enqueued == updates_completed + updates_failed + dropped_at_shutdown"
+log "SIGINT: $on_disk2 on disk, final block says $last"
+# shellcheck disable=SC2119
+start_daemon
 start_run --dir "$D" --files "$FILES" --max-updates "$FILES" --update-time 0 \
     --rra "$RRA" >/dev/null
 s=$(wait_run)

@@ -70,7 +70,7 @@ s=$(wait_run)
 check_stopped "$s" "stop --no-wait then wait" "$D" "$MAX"
 assert_eq "$(jnum "$s" dropped)" 0 "stop --no-wait (drains): dropped"
 
-# ---- 4. stop --no-drain on a deep queue: discarded ops count as dropped
+# ---- 4. stop --no-drain on a deep queue: discarded ops are counted
 MAX=1000000
 D=$T/nodrain
 start_run --dir "$D" --files "$FILES" --threads 4 --write-threads 1 \
@@ -96,10 +96,13 @@ if [ "$pending1" -ge 10000 ]; then
 else
 	log "queue was shallow ($pending1) at stop: discards not required"
 fi
-# Discarded updates were not written: offered = written + dropped.
+# Discarded updates were not written: offered = written + dropped +
+# discarded, and enqueued still counts them (counters never go back).
 assert_eq "$(jnum "$s" offered)" \
-    "$(($(jnum "$s" updates_completed) + $(jnum "$s" updates_failed) + dropped))" \
-    "stop --no-drain: offered == written + dropped"
+    "$(($(jnum "$s" updates_completed) + $(jnum "$s" updates_failed) + dropped + discarded))" \
+    "stop --no-drain: offered == written + dropped + discarded"
+assert_num "$(jnum "$s" enqueued)" '>=' "$(jnum "$p1" enqueued)" \
+    "stop --no-drain: enqueued never goes back"
 
 assert_alive "stop --no-drain"
 log "PASS"
