@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "prom.h"
 #include "queue.h"
+#include "request.h"
 #include "knobs.h"
 #include "log.h"
 #include "proto.h"
@@ -38,45 +39,6 @@ void
 commands_set_config(const struct config *cfg)
 {
 	d.cfg = cfg;
-}
-
-/*
- * The run's arguments: those of the named profile (args' "profile"), with
- * args' own knobs over them.  A new object, or NULL after replying.
- */
-static json_object *
-merged_args(struct control_conn *c, json_object *args, json_object *id)
-{
-	json_object *out = json_object_new_object(), *name, *prof;
-
-	if (args != NULL && json_object_object_get_ex(args, "profile", &name)) {
-		if (!json_object_is_type(name, json_type_string)) {
-			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
-			    "profile", "profile must be a string");
-			goto fail;
-		}
-		if (d.cfg == NULL || (prof = conffile_profile(d.cfg,
-		    json_object_get_string(name))) == NULL) {
-			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
-			    "profile", "no profile '%.64s' in %s",
-			    json_object_get_string(name),
-			    d.cfg != NULL && d.cfg->path[0] ? d.cfg->path :
-			    "the configuration (none was read)");
-			goto fail;
-		}
-		json_object_object_foreach(prof, pk, pv)
-			json_object_object_add(out, pk, json_object_get(pv));
-	}
-	if (args != NULL) {
-		json_object_object_foreach(args, k, v)
-			if (strcmp(k, "profile") != 0)
-				json_object_object_add(out, k,
-				    json_object_get(v));
-	}
-	return out;
-fail:
-	json_object_put(out);
-	return NULL;
 }
 
 static void cmd_start(struct control_conn *, json_object *, json_object *);
@@ -119,45 +81,18 @@ commands_find(const char *name)
 	return NULL;
 }
 
-/* Refuse arguments a command does not take; returns false if it replied. */
+/* Check a command's arguments (request_check_args), their values in *a
+ * when it is not NULL; false if it replied. */
 static bool
-args_allowed(struct control_conn *c, json_object *args, json_object *id,
-    const char *const *allowed)
+args_ok(struct control_conn *c, const char *cmd, json_object *args,
+    json_object *id, struct request_args *a)
 {
-	if (args == NULL)
+	struct request_error e;
+
+	if (request_check_args(cmd, args, d.cfg, a, &e) == 0)
 		return true;
-	json_object_object_foreach(args, key, val) {
-		size_t i;
-
-		(void)val;
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(allowed[i], key) == 0)
-				break;
-		if (allowed[i] == NULL) {
-			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, key,
-			    "unknown argument '%s'", key);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* A boolean argument with a default; returns false if it replied. */
-static bool
-arg_bool(struct control_conn *c, json_object *args, json_object *id,
-    const char *name, bool *out)
-{
-	json_object *v;
-
-	if (args == NULL || !json_object_object_get_ex(args, name, &v))
-		return true;
-	if (!json_object_is_type(v, json_type_boolean)) {
-		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, name,
-		    "%s must be true or false", name);
-		return false;
-	}
-	*out = json_object_get_boolean(v);
-	return true;
+	control_reply_error(c, id, e.code, e.field, "%s", e.message);
+	return false;
 }
 
 static json_object *
@@ -184,10 +119,8 @@ version_json(void)
 static void
 cmd_start(struct control_conn *c, json_object *args, json_object *id)
 {
-	struct stress_params p;
-	const char *field = NULL;
+	struct request_args a;
 	char err[RUN_ERR_MAX];
-	json_object *merged;
 
 	if (d.shutting_down) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
@@ -205,25 +138,19 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 		    run_id(d.run), run_state_name(run_state(d.run)));
 		return;
 	}
-	if ((merged = merged_args(c, args, id)) == NULL)
+	if (!args_ok(c, "start", args, id, &a))
 		return;
-	knobs_defaults(&p);
-	if (d.cfg != NULL)	/* the file's default; a run may set its own */
-		p.sample_interval = d.cfg->sample_interval;
-	if (knobs_apply(&p, merged, &field, err, sizeof(err)) == -1)
-		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field, "%s",
-		    err);
-	else if (d.cfg != NULL && conffile_dir_allowed(d.cfg, p.dir, err,
+	if (d.cfg != NULL && conffile_dir_allowed(d.cfg, a.params.dir, err,
 	    sizeof(err)) != 1)
 		control_reply_error(c, id, PROTO_ERR_DENIED, "dir", "%s", err);
-	else if ((d.pending = run_prepare(d.next_id, d.state_dir, &p)) == NULL)
+	else if ((d.pending = run_prepare(d.next_id, d.state_dir,
+	    &a.params)) == NULL)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start preparing the run: out of resources");
 	else
 		/* The reply comes once the files are checked (commands_tick). */
 		control_defer(c, id, CONTROL_WAIT_START);
-	json_object_put(merged);
-	knobs_free(&p);
+	request_args_free(&a);
 }
 
 /* A prepared run either becomes the current run or is refused. */
@@ -273,14 +200,15 @@ refused:
 static void
 cmd_stop(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const allowed[] = { "drain", "wait", NULL };
-	bool drain = true, wait = true;
+	struct request_args a;
+	bool drain, wait;
 	json_object *res;
 
-	if (!args_allowed(c, args, id, allowed) ||
-	    !arg_bool(c, args, id, "drain", &drain) ||
-	    !arg_bool(c, args, id, "wait", &wait))
+	if (!args_ok(c, "stop", args, id, &a))
 		return;
+	drain = a.drain;
+	wait = a.wait;
+	request_args_free(&a);
 	if (d.pending != NULL) {
 		/* Not started yet: it is refused when its preparation ends. */
 		d.cancel_pending = true;
@@ -313,19 +241,16 @@ cmd_stop(struct control_conn *c, json_object *args, json_object *id)
 static void
 cmd_stats(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
-
-	if (args_allowed(c, args, id, none))
+	if (args_ok(c, "stats", args, id, NULL))
 		control_reply_ok(c, id, current_stats());
 }
 
 static void
 cmd_status(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
 	json_object *o;
 
-	if (!args_allowed(c, args, id, none))
+	if (!args_ok(c, "status", args, id, NULL))
 		return;
 	o = version_json();
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
@@ -347,9 +272,7 @@ cmd_status(struct control_conn *c, json_object *args, json_object *id)
 static void
 cmd_wait(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
-
-	if (!args_allowed(c, args, id, none))
+	if (!args_ok(c, "wait", args, id, NULL))
 		return;
 	if (run_active(d.run) || d.pending != NULL)
 		control_defer(c, id, CONTROL_WAIT_RUN_END);
@@ -360,10 +283,9 @@ cmd_wait(struct control_conn *c, json_object *args, json_object *id)
 static void
 cmd_help(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
 	json_object *o, *list;
 
-	if (!args_allowed(c, args, id, none))
+	if (!args_ok(c, "help", args, id, NULL))
 		return;
 	list = json_object_new_array();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -387,9 +309,7 @@ cmd_help(struct control_conn *c, json_object *args, json_object *id)
 static void
 cmd_version(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
-
-	if (args_allowed(c, args, id, none))
+	if (args_ok(c, "version", args, id, NULL))
 		control_reply_ok(c, id, version_json());
 }
 
@@ -531,23 +451,17 @@ report_of(unsigned id)
 static void
 cmd_report(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const allowed[] = { "run", NULL };
-	json_object *v, *rep;
+	struct request_args a;
+	json_object *rep;
 	int64_t want;
 
-	if (!args_allowed(c, args, id, allowed))
+	if (!args_ok(c, "report", args, id, &a))
 		return;
-	if (args != NULL && json_object_object_get_ex(args, "run", &v)) {
-		if (!json_object_is_type(v, json_type_int) ||
-		    (want = json_object_get_int64(v)) < 1 ||
-		    want > 999999999) {
-			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "run",
-			    "run must be a run id (a positive integer)");
-			return;
-		}
-	} else if (d.run != NULL)
+	want = a.run;
+	request_args_free(&a);
+	if (want == 0 && d.run != NULL)
 		want = run_id(d.run);
-	else if ((want = last_recorded_run()) == 0) {
+	else if (want == 0 && (want = last_recorded_run()) == 0) {
 		/* After a restart the last run is the newest record. */
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
 		    "no run recorded in %s/runs", d.state_dir);
@@ -603,7 +517,6 @@ by_id(const void *a, const void *b)
 static void
 cmd_runs(struct control_conn *c, json_object *args, json_object *id)
 {
-	static const char *const none[] = { NULL };
 	char runs[4200];
 	unsigned *ids = NULL;
 	size_t n = 0, cap = 0;
@@ -611,7 +524,7 @@ cmd_runs(struct control_conn *c, json_object *args, json_object *id)
 	struct dirent *de;
 	DIR *dir;
 
-	if (!args_allowed(c, args, id, none))
+	if (!args_ok(c, "runs", args, id, NULL))
 		return;
 	snprintf(runs, sizeof(runs), "%s/runs", d.state_dir);
 	if ((dir = opendir(runs)) != NULL) {

@@ -21,6 +21,7 @@
 #include "control.h"
 #include "log.h"
 #include "proto.h"
+#include "request.h"
 
 struct control_conn {
 	struct bufferevent	*bev;
@@ -31,6 +32,7 @@ struct control_conn {
 	bool			 closing;	/* free once output is flushed */
 	uid_t			 uid;
 	pid_t			 pid;
+	bool			 may_change;	/* start/stop allowed */
 };
 
 static struct evconnlistener	*listener;
@@ -41,6 +43,12 @@ static unsigned			 max_clients;	/* what the fd limit allows */
 static bool			 accepting_paused;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat		 sock_st;	/* the socket file we made */
+/* Who may change state besides root and the daemon's own user: the
+ * members of the socket file's group (what SocketGroup= or socket_group
+ * gave it), the people the file mode lets connect. */
+static gid_t			 ctl_gid;
+static bool			 have_ctl_gid;
+static char			 ctl_group[64];
 
 /* Accepting stops at the client cap or when descriptors run out, and
  * resumes from a timer: a listener that keeps firing on EMFILE would spin
@@ -148,19 +156,14 @@ void
 control_reply_error(struct control_conn *c, json_object *id, const char *code,
     const char *field, const char *fmt, ...)
 {
-	json_object *r = envelope(id, false), *e = json_object_new_object();
 	char msg[CONTROL_MAX_MESSAGE];
+	json_object *r;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	json_object_object_add(e, "code", json_object_new_string(code));
-	if (field != NULL)
-		json_object_object_add(e, "field",
-		    json_object_new_string(field));
-	json_object_object_add(e, "message", json_object_new_string(msg));
-	json_object_object_add(r, "error", e);
+	r = request_error_reply(id, code, field, msg);
 	send_json(c, r);
 	json_object_put(r);
 }
@@ -228,89 +231,37 @@ control_peer(const struct control_conn *c, uid_t *uid, pid_t *pid)
 static void
 handle_line(struct control_conn *c, const char *line, size_t len)
 {
-	json_tokener *tok = json_tokener_new_ex(CONTROL_MAX_JSON_DEPTH);
-	json_object *req = NULL, *cmd = NULL, *args = NULL, *id = NULL;
+	struct request req;
+	struct request_error err;
 	const struct command *command;
-	enum json_tokener_error jerr;
 
-	if (strlen(line) != len) {
-		control_reply_error(c, NULL, PROTO_ERR_PARSE, NULL,
-		    "request holds a NUL byte at offset %zu", strlen(line));
+	if (request_parse(line, len, &req, &err) == -1) {
+		control_reply_error(c, req.id, err.code, err.field, "%s",
+		    err.message);
 		goto out;
 	}
-	/* The terminating NUL is passed too, so a bare number at the end of
-	 * the line is complete rather than "to be continued". */
-	req = json_tokener_parse_ex(tok, line, (int)len + 1);
-	jerr = json_tokener_get_error(tok);
-	if (jerr != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < len) {
-		control_reply_error(c, NULL, PROTO_ERR_PARSE, NULL,
-		    "request is not valid JSON: %s",
-		    jerr == json_tokener_success ?
-		    "trailing characters after the value" :
-		    (jerr == json_tokener_continue ? "unexpected end of line" :
-		    json_tokener_error_desc(jerr)));
+	if ((command = commands_find(req.cmd)) == NULL) {
+		control_reply_error(c, req.id, PROTO_ERR_UNKNOWN_CMD, "cmd",
+		    "unknown command '%.100s'; 'help' lists them", req.cmd);
 		goto out;
 	}
-	if (!json_object_is_type(req, json_type_object)) {
-		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, NULL,
-		    "request must be a JSON object, not %s",
-		    json_type_to_name(json_object_get_type(req)));
-		goto out;
-	}
-	if (json_object_object_get_ex(req, "id", &id) &&
-	    !json_object_is_type(id, json_type_int) &&
-	    !json_object_is_type(id, json_type_string) &&
-	    !json_object_is_type(id, json_type_null)) {
-		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, "id",
-		    "id must be a number or a string");
-		goto out;
-	}
-	/* The id is echoed: a long one would make replies longer than a
-	 * protocol line. */
-	if (id != NULL && json_object_is_type(id, json_type_string) &&
-	    json_object_get_string_len(id) > CONTROL_MAX_ID_LEN) {
-		control_reply_error(c, NULL, PROTO_ERR_BAD_REQUEST, "id",
-		    "id longer than %d bytes", CONTROL_MAX_ID_LEN);
-		goto out;
-	}
-	json_object_object_foreach(req, key, val) {
-		(void)val;
-		if (strcmp(key, "cmd") && strcmp(key, "args") &&
-		    strcmp(key, "id")) {
-			control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, key,
-			    "unknown request key '%s' (expected cmd, args, id)",
-			    key);
-			goto out;
-		}
-	}
-	if (!json_object_object_get_ex(req, "cmd", &cmd) ||
-	    !json_object_is_type(cmd, json_type_string) ||
-	    strlen(json_object_get_string(cmd)) !=
-	    (size_t)json_object_get_string_len(cmd)) {
-		control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, "cmd",
-		    "request needs \"cmd\" as a string");
-		goto out;
-	}
-	if (json_object_object_get_ex(req, "args", &args) &&
-	    !json_object_is_type(args, json_type_object)) {
-		control_reply_error(c, id, PROTO_ERR_BAD_REQUEST, "args",
-		    "args must be an object");
-		goto out;
-	}
-	if ((command = commands_find(json_object_get_string(cmd))) == NULL) {
-		control_reply_error(c, id, PROTO_ERR_UNKNOWN_CMD, "cmd",
-		    "unknown command '%.100s'; 'help' lists them",
-		    json_object_get_string(cmd));
+	if (!command->read_only && !c->may_change) {
+		log_warnx("%s from uid %ld pid %ld denied: neither root nor "
+		    "in group %s", command->name, (long)c->uid, (long)c->pid,
+		    have_ctl_gid ? ctl_group : "(none)");
+		control_reply_error(c, req.id, PROTO_ERR_DENIED, "cmd",
+		    "'%s' changes the daemon's state: uid %ld is neither root "
+		    "nor a member of the control socket's group%s%s%s",
+		    command->name, (long)c->uid, have_ctl_gid ? " '" : "",
+		    have_ctl_gid ? ctl_group : "", have_ctl_gid ? "'" : "");
 		goto out;
 	}
 	if (!command->read_only)
 		log_info("%s from uid %ld pid %ld", command->name, (long)c->uid,
 		    (long)c->pid);
-	command->handler(c, args, id);
+	command->handler(c, req.args, req.id);
 out:
-	json_object_put(req);
-	json_tokener_free(tok);
+	request_free(&req);
 }
 
 /* Handle every complete request line in the input.  A parked client's
@@ -325,6 +276,7 @@ conn_read(struct bufferevent *bev, void *arg)
 
 	while (!c->closing && !c->deferred) {
 		struct evbuffer_ptr eol;
+		enum request_frame frame;
 		size_t len, got;
 		char *line;
 
@@ -335,15 +287,15 @@ conn_read(struct bufferevent *bev, void *arg)
 			return;
 
 		eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
-		len = eol.pos == -1 ? evbuffer_get_length(in) : (size_t)eol.pos;
-		if (len > PROTO_MAX_LINE) {
+		frame = request_frame(evbuffer_get_length(in), eol.pos, &len);
+		if (frame == REQUEST_FRAME_TOO_LONG) {
 			control_reply_error(c, NULL, PROTO_ERR_TOO_LONG, NULL,
 			    "request line longer than %d bytes; closing",
 			    PROTO_MAX_LINE);
 			c->closing = true;
 			break;
 		}
-		if (eol.pos == -1)
+		if (frame == REQUEST_FRAME_MORE)
 			break;
 		line = evbuffer_readln(in, &got, EVBUFFER_EOL_LF);
 		if (line == NULL)
@@ -394,10 +346,50 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 		conn_free(c);
 		return;
 	}
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING)) {
+		log_warnx("client uid %ld pid %ld has not read its replies for "
+		    "%d s (%zu bytes unsent); disconnecting", (long)c->uid,
+		    (long)c->pid, CONTROL_WRITE_STALL_S,
+		    evbuffer_get_length(bufferevent_get_output(bev)));
+		conn_free(c);
+		return;
+	}
 	if (what & BEV_EVENT_EOF) {
 		c->peer_eof = true;
 		conn_read(bev, c);
 	}
+}
+
+/* Root, the daemon's own user, or a member of the socket's group (its
+ * primary group or one of the supplementary groups it had at connect). */
+static bool
+peer_may_change(int fd, const struct ucred *cred)
+{
+	gid_t small[64], *groups = small;
+	socklen_t len = sizeof(small);
+	bool member = false;
+
+	if (cred->uid == 0 || cred->uid == geteuid())
+		return true;
+	if (!have_ctl_gid)
+		return false;
+	if (cred->gid == ctl_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
+		if (errno != ERANGE || (groups = malloc(len)) == NULL ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups,
+		    &len) == -1) {
+			log_warn("SO_PEERGROUPS of pid %ld", (long)cred->pid);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == ctl_gid)
+			member = true;
+out:
+	if (groups != small)
+		free(groups);
+	return member;
 }
 
 static void
@@ -408,6 +400,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	struct control_conn *c = calloc(1, sizeof(*c));
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
+	const struct timeval stall = { CONTROL_WRITE_STALL_S, 0 };
 
 	(void)sa;
 	(void)salen;
@@ -425,8 +418,9 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
 		c->uid = cred.uid;
 		c->pid = cred.pid;
+		c->may_change = peer_may_change(fd, &cred);
 	} else
-		c->uid = (uid_t)-1;
+		c->uid = (uid_t)-1;	/* unknown: read-only */
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;
@@ -436,6 +430,9 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	/* Input past one maximal line is not read: memory per client stays
 	 * bounded, and conn_read sees the overlong line and answers it. */
 	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_MAX_LINE + 2);
+	/* Counts only while replies wait to be sent: a client parked on
+	 * `wait` for an hour has nothing pending and is not cut off. */
+	bufferevent_set_timeouts(c->bev, NULL, &stall);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
@@ -508,7 +505,8 @@ own_socket(const char *path, unsigned mode, const char *group)
 {
 	struct sockaddr_un sun;
 	struct stat st;
-	int fd;
+	mode_t old_mask;
+	int fd, rc;
 
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		log_warnx("socket path too long: %s", path);
@@ -535,13 +533,17 @@ own_socket(const char *path, unsigned mode, const char *group)
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+	/* Made 0600 and opened up only once it has its group: no client of
+	 * the wrong group can connect in between.  (Start-up runs no other
+	 * thread yet, so the process-wide umask is safe to borrow.) */
+	old_mask = umask(0177);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old_mask);
+	if (rc == -1) {
 		log_warn("bind %s", path);
 		close(fd);
 		return -1;
 	}
-	if (chmod(path, (mode_t)mode) == -1)
-		log_warn("chmod %s", path);
 	if (group[0] != '\0') {
 		struct group *gr = getgrnam(group);
 
@@ -550,11 +552,39 @@ own_socket(const char *path, unsigned mode, const char *group)
 		else if (chown(path, (uid_t)-1, gr->gr_gid) == -1)
 			log_warn("chown %s to group %s", path, group);
 	}
+	if (chmod(path, (mode_t)mode) == -1)
+		log_warn("chmod %s", path);
 	if (lstat(path, &sock_st) == -1)
 		memset(&sock_st, 0, sizeof(sock_st));
 	snprintf(sock_path, sizeof(sock_path), "%s", path);
 	log_info("listening on %s", path);
 	return fd;
+}
+
+/* The group whose members may start and stop runs: the socket file's. */
+static void
+control_group_of(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	struct stat st;
+	struct group *gr;
+
+	memset(&sun, 0, sizeof(sun));
+	if (getsockname(fd, (struct sockaddr *)&sun, &len) == -1 ||
+	    sun.sun_path[0] == '\0' || stat(sun.sun_path, &st) == -1) {
+		log_warnx("cannot tell the control socket's group: only root "
+		    "and uid %ld may start and stop runs", (long)geteuid());
+		return;
+	}
+	ctl_gid = st.st_gid;
+	have_ctl_gid = true;
+	if ((gr = getgrgid(st.st_gid)) != NULL)
+		snprintf(ctl_group, sizeof(ctl_group), "%s", gr->gr_name);
+	else
+		snprintf(ctl_group, sizeof(ctl_group), "%ld", (long)st.st_gid);
+	log_info("root, uid %ld and members of group %s may start and stop "
+	    "runs; others may only read", (long)geteuid(), ctl_group);
 }
 
 int
@@ -564,6 +594,16 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	struct rlimit rl;
 	int fd = -1, act;
 
+	/* The soft limit (often 1024) is for select() users; the loop is
+	 * epoll, so take what the hard limit allows for many clients. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rlim_t want = rl.rlim_cur;
+
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("raising the descriptor limit from %llu",
+			    (unsigned long long)want);
+	}
 	/* Clients must never take the descriptors the writers, the setup
 	 * thread and librrd need: the run's writes would fail. */
 	max_clients = CONTROL_MAX_CLIENTS;
@@ -591,6 +631,7 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
 	resume_ev = evtimer_new(base, accept_resume, NULL);
+	control_group_of(fd);
 	return 0;
 }
 

@@ -15,18 +15,19 @@
 /* Requests of a client with more replies than this unsent wait until they
  * have left (a pipelining client is slowed, not cut off). */
 #define CONTROL_OUTPUT_RESUME		(64 * 1024)
+/* A client whose unsent replies (past the socket buffer) do not move for
+ * this long is disconnected: one that pipelines requests and never reads
+ * would otherwise hold its connection, and its memory, for ever. */
+#define CONTROL_WRITE_STALL_S		10
 /* Clients connected at once; past it accepting pauses.  With the bound
  * above and one line of input each, all clients together hold < 1 GiB.
  * Lower when the descriptor limit is: CONTROL_FD_RESERVE descriptors stay
  * for the writers, generators (no-queue mode) and librrd. */
 #define CONTROL_MAX_CLIENTS		2048
 #define CONTROL_FD_RESERVE		256
-/* Longest error message in a reply (it may name long paths). */
+/* Longest error message in a reply (it may name long paths); the whole
+ * error reply is kept under PROTO_MAX_LINE even so. */
 #define CONTROL_MAX_MESSAGE		16384
-/* A string id is echoed in the reply, so it is kept short. */
-#define CONTROL_MAX_ID_LEN		256
-/* Deeper JSON than this is refused as a parse error. */
-#define CONTROL_MAX_JSON_DEPTH		32
 
 struct control_conn;
 

@@ -51,6 +51,18 @@ bad_start threads "threads 0" '{'"$ok_dir"',"files":10,"threads":0}'
 bad_start max_updates "max_updates 0" '{"dir":"'"$T"'/bad","files":10,"max_updates":0}'
 bad_start prioritize 'prioritize "yes"' '{'"$ok_dir"',"files":10,"prioritize":"yes"}'
 bad_start update_time "update_time -1" '{"dir":"'"$T"'/bad","files":10,"update_time":-1}'
+# numbers out of range and of the wrong type
+bad_start files "files 1e300" '{'"$ok_dir"',"files":1e300}'
+bad_start files "files 2^64" '{'"$ok_dir"',"files":18446744073709551616}'
+bad_start files "files -2^63-1" '{'"$ok_dir"',"files":-9223372036854775809}'
+bad_start files "files true" '{'"$ok_dir"',"files":true}'
+bad_start files "files [1]" '{'"$ok_dir"',"files":[1]}'
+bad_start files 'files {}' '{'"$ok_dir"',"files":{}}'
+bad_start max_updates "max_updates 1e400" '{"dir":"'"$T"'/bad","files":10,"max_updates":1e400}'
+bad_start update_time "update_time NaN" '{"dir":"'"$T"'/bad","files":10,"update_time":NaN}'
+bad_start update_time "update_time 1e309" '{"dir":"'"$T"'/bad","files":10,"update_time":1e309}'
+bad_start seed "seed -1" '{'"$ok_dir"',"files":10,"seed":-1}'
+bad_start sample_interval 'sample_interval "NaN"' '{'"$ok_dir"',"files":10,"sample_interval":"NaN"}'
 bad_start bogus_knob "an unknown argument" '{'"$ok_dir"',"files":10,"bogus_knob":1}'
 bad_start dir "a relative dir" '{"dir":"relative/dir","files":10,"max_updates":10}'
 bad_start dir "no dir" '{"files":10,"max_updates":10}'
@@ -82,6 +94,14 @@ case $(jget "$r" error.code) in
 bad_request|bad_argument) ;;
 *) fail "start with args an array: code $(jget "$r" error.code)" ;;
 esac
+# other commands' arguments of the wrong type or out of range
+r=$(rawreq '{"cmd":"stop","args":{"drain":"yes"}}')
+expect_error "$r" bad_argument drain 'stop with drain "yes"'
+for run in 1e30 -1 '"x"' 0 18446744073709551616; do
+	r=$(rawreq '{"cmd":"report","args":{"run":'"$run"'}}')
+	expect_error "$r" bad_argument run "report with run $run"
+done
+assert_alive "bad arguments of stop and report"
 # None of them started a run.
 s=$(stats)
 assert_eq "$(jget "$s" run_id)" "$last_run" "run_id after refused starts"

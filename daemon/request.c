@@ -1,0 +1,381 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conffile.h"
+#include "knobs.h"
+#include "proto.h"
+#include "request.h"
+#include "run.h"
+
+static void	 set_error(struct request_error *, const char *, const char *,
+		    const char *, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+set_error(struct request_error *err, const char *code, const char *field,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	err->code = code;
+	err->field = field;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+enum request_frame
+request_frame(size_t buffered, ssize_t eol, size_t *len)
+{
+	*len = eol == -1 ? buffered : (size_t)eol;
+	if (*len > PROTO_MAX_LINE)
+		return REQUEST_FRAME_TOO_LONG;
+	return eol == -1 ? REQUEST_FRAME_MORE : REQUEST_FRAME_LINE;
+}
+
+int
+request_parse(const char *line, size_t len, struct request *req,
+    struct request_error *err)
+{
+	json_tokener *tok = NULL;
+	json_object *cmd = NULL, *id = NULL;
+	enum json_tokener_error jerr;
+	const char *nul;
+
+	memset(req, 0, sizeof(*req));
+	if (len > PROTO_MAX_LINE) {
+		set_error(err, PROTO_ERR_TOO_LONG, NULL,
+		    "request line longer than %d bytes", PROTO_MAX_LINE);
+		goto fail;
+	}
+	if ((nul = memchr(line, '\0', len)) != NULL) {
+		set_error(err, PROTO_ERR_PARSE, NULL,
+		    "request holds a NUL byte at offset %zu",
+		    (size_t)(nul - line));
+		goto fail;
+	}
+	if ((tok = json_tokener_new_ex(REQUEST_MAX_JSON_DEPTH)) == NULL) {
+		set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
+		goto fail;
+	}
+	/* The terminating NUL is passed too, so a bare number at the end of
+	 * the line is complete rather than "to be continued". */
+	req->obj = json_tokener_parse_ex(tok, line, (int)len + 1);
+	jerr = json_tokener_get_error(tok);
+	if (jerr != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) < len) {
+		set_error(err, PROTO_ERR_PARSE, NULL,
+		    "request is not valid JSON: %s",
+		    jerr == json_tokener_success ?
+		    "trailing characters after the value" :
+		    (jerr == json_tokener_continue ? "unexpected end of line" :
+		    json_tokener_error_desc(jerr)));
+		goto fail;
+	}
+	if (!json_object_is_type(req->obj, json_type_object)) {
+		set_error(err, PROTO_ERR_BAD_REQUEST, NULL,
+		    "request must be a JSON object, not %s",
+		    json_type_to_name(json_object_get_type(req->obj)));
+		goto fail;
+	}
+	if (json_object_object_get_ex(req->obj, "id", &id) &&
+	    !json_object_is_type(id, json_type_int) &&
+	    !json_object_is_type(id, json_type_string) &&
+	    !json_object_is_type(id, json_type_null)) {
+		set_error(err, PROTO_ERR_BAD_REQUEST, "id",
+		    "id must be a number or a string");
+		goto fail;
+	}
+	/* The id is echoed: a long one would make replies longer than a
+	 * protocol line. */
+	if (id != NULL && json_object_is_type(id, json_type_string) &&
+	    json_object_get_string_len(id) > REQUEST_MAX_ID_LEN) {
+		set_error(err, PROTO_ERR_BAD_REQUEST, "id",
+		    "id longer than %d bytes", REQUEST_MAX_ID_LEN);
+		goto fail;
+	}
+	/* From here on errors echo the id. */
+	req->id = id;
+	json_object_object_foreach(req->obj, key, val) {
+		(void)val;
+		if (strcmp(key, "cmd") && strcmp(key, "args") &&
+		    strcmp(key, "id")) {
+			set_error(err, PROTO_ERR_BAD_REQUEST, key,
+			    "unknown request key '%s' (expected cmd, args, id)",
+			    key);
+			goto fail;
+		}
+	}
+	if (!json_object_object_get_ex(req->obj, "cmd", &cmd) ||
+	    !json_object_is_type(cmd, json_type_string) ||
+	    strlen(json_object_get_string(cmd)) !=
+	    (size_t)json_object_get_string_len(cmd)) {
+		set_error(err, PROTO_ERR_BAD_REQUEST, "cmd",
+		    "request needs \"cmd\" as a string");
+		goto fail;
+	}
+	if (json_object_object_get_ex(req->obj, "args", &req->args) &&
+	    !json_object_is_type(req->args, json_type_object)) {
+		req->args = NULL;
+		set_error(err, PROTO_ERR_BAD_REQUEST, "args",
+		    "args must be an object");
+		goto fail;
+	}
+	req->cmd = json_object_get_string(cmd);
+	json_tokener_free(tok);
+	return 0;
+fail:
+	if (tok != NULL)	/* json_tokener_free(NULL) crashes */
+		json_tokener_free(tok);
+	return -1;
+}
+
+json_object *
+request_error_reply(json_object *id, const char *code, const char *field,
+    const char *message)
+{
+	json_object *r = json_object_new_object(), *e = json_object_new_object();
+	char msg[REQUEST_MAX_MESSAGE];
+	size_t len, cut;
+
+	json_object_object_add(r, "ok", json_object_new_boolean(0));
+	if (id != NULL)
+		json_object_object_add(r, "id", json_object_get(id));
+	json_object_object_add(e, "code", json_object_new_string(code));
+	if (field != NULL)
+		json_object_object_add(e, "field", json_object_new_string_len(
+		    field, (int)strnlen(field, REQUEST_MAX_FIELD)));
+	snprintf(msg, sizeof(msg), "%s", message);
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	json_object_object_add(r, "error", e);
+	/* A control byte of the client's escapes to six: halve the message
+	 * until the reply is one protocol line. */
+	for (cut = strlen(msg); cut >= 16; cut /= 2) {
+		json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+		if (len < PROTO_MAX_LINE)
+			break;
+		snprintf(msg + cut / 2, sizeof(msg) - cut / 2, " [...]");
+		json_object_object_add(e, "message",
+		    json_object_new_string(msg));
+	}
+	return r;
+}
+
+void
+request_free(struct request *req)
+{
+	json_object_put(req->obj);
+	memset(req, 0, sizeof(*req));
+}
+
+/* ------------------------------------------------------------ arguments */
+
+/* Refuse arguments a command does not take. */
+static int
+check_allowed(json_object *args, const char *const *allowed,
+    struct request_error *err)
+{
+	if (args == NULL)
+		return 0;
+	json_object_object_foreach(args, key, val) {
+		size_t i;
+
+		(void)val;
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(allowed[i], key) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+			    "unknown argument '%s'", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A boolean argument; *out is left alone when it is not given. */
+static int
+arg_bool(json_object *args, const char *name, bool *out,
+    struct request_error *err)
+{
+	json_object *v;
+
+	if (args == NULL || !json_object_object_get_ex(args, name, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		set_error(err, PROTO_ERR_BAD_ARGUMENT, name,
+		    "%s must be true or false", name);
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 0;
+}
+
+/*
+ * The run's arguments: those of the named profile (args' "profile"), with
+ * args' own knobs over them.  A new object, or NULL with *err filled.
+ */
+static json_object *
+merged_args(json_object *args, const struct config *cfg,
+    struct request_error *err)
+{
+	json_object *out = json_object_new_object(), *name, *prof;
+
+	if (out == NULL) {
+		set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
+		return NULL;
+	}
+	if (args != NULL && json_object_object_get_ex(args, "profile", &name)) {
+		if (!json_object_is_type(name, json_type_string)) {
+			set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
+			    "profile must be a string");
+			goto fail;
+		}
+		if (cfg == NULL || (prof = conffile_profile(cfg,
+		    json_object_get_string(name))) == NULL) {
+			set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
+			    "no profile '%.64s' in %s",
+			    json_object_get_string(name),
+			    cfg != NULL && cfg->path[0] ? cfg->path :
+			    "the configuration (none was read)");
+			goto fail;
+		}
+		json_object_object_foreach(prof, pk, pv)
+			json_object_object_add(out, pk, json_object_get(pv));
+	}
+	if (args != NULL) {
+		json_object_object_foreach(args, k, v)
+			if (strcmp(k, "profile") != 0)
+				json_object_object_add(out, k,
+				    json_object_get(v));
+	}
+	return out;
+fail:
+	json_object_put(out);
+	return NULL;
+}
+
+static int
+check_start(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	json_object *merged;
+	const char *field = NULL;
+	int rv;
+
+	if ((merged = merged_args(args, cfg, err)) == NULL)
+		return -1;
+	knobs_defaults(&a->params);
+	if (cfg != NULL)	/* the file's default; a run may set its own */
+		a->params.sample_interval = cfg->sample_interval;
+	/* A start's refusal has always been cut at RUN_ERR_MAX. */
+	if ((rv = knobs_apply(&a->params, merged, &field, err->message,
+	    RUN_ERR_MAX)) == -1) {
+		err->code = PROTO_ERR_BAD_ARGUMENT;
+		err->field = field;
+		knobs_free(&a->params);
+	}
+	json_object_put(merged);
+	return rv;
+}
+
+static int
+check_stop(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	static const char *const allowed[] = { "drain", "wait", NULL };
+
+	(void)cfg;
+	if (check_allowed(args, allowed, err) == -1 ||
+	    arg_bool(args, "drain", &a->drain, err) == -1 ||
+	    arg_bool(args, "wait", &a->wait, err) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+check_report(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	static const char *const allowed[] = { "run", NULL };
+	json_object *v;
+
+	(void)cfg;
+	if (check_allowed(args, allowed, err) == -1)
+		return -1;
+	if (args != NULL && json_object_object_get_ex(args, "run", &v)) {
+		if (!json_object_is_type(v, json_type_int) ||
+		    (a->run = json_object_get_int64(v)) < 1 ||
+		    a->run > 999999999) {
+			set_error(err, PROTO_ERR_BAD_ARGUMENT, "run",
+			    "run must be a run id (a positive integer)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+check_none(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	static const char *const none[] = { NULL };
+
+	(void)cfg;
+	(void)a;
+	return check_allowed(args, none, err);
+}
+
+/* One entry per command of the command table (commands.c), whose
+ * handlers check their arguments here. */
+static const struct {
+	const char	*cmd;
+	int		(*check)(json_object *, const struct config *,
+			    struct request_args *, struct request_error *);
+} checks[] = {
+	{ "start", check_start },
+	{ "stop", check_stop },
+	{ "stats", check_none },
+	{ "status", check_none },
+	{ "wait", check_none },
+	{ "report", check_report },
+	{ "runs", check_none },
+	{ "help", check_none },
+	{ "version", check_none },
+};
+
+int
+request_check_args(const char *cmd, json_object *args,
+    const struct config *cfg, struct request_args *out,
+    struct request_error *err)
+{
+	struct request_args scratch;
+	size_t i;
+
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (strcmp(checks[i].cmd, cmd) == 0)
+			break;
+	if (i == sizeof(checks) / sizeof(checks[0])) {
+		set_error(err, PROTO_ERR_INTERNAL, "cmd",
+		    "no argument checks for command '%.100s'", cmd);
+		return -1;
+	}
+	/* The defaults: a stop drains and waits. */
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.drain = scratch.wait = true;
+	if (checks[i].check(args, cfg, &scratch, err) == -1)
+		return -1;
+	if (out != NULL)
+		*out = scratch;
+	else
+		request_args_free(&scratch);
+	return 0;
+}
+
+void
+request_args_free(struct request_args *a)
+{
+	knobs_free(&a->params);
+}

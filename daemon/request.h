@@ -1,0 +1,99 @@
+/*
+ * Requests on the control socket without the socket: where a line ends in
+ * the input, the checks of the envelope {"cmd", "args", "id"}, and each
+ * command's argument checks.  No libevent, no engine and no side effects,
+ * so the fuzzer (tests/fuzz/) drives exactly the code stressd runs;
+ * control.c frames, parses and dispatches with it, the handlers of
+ * commands.c check their arguments with it.
+ */
+#ifndef STRESSD_REQUEST_H
+#define STRESSD_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <json-c/json.h>
+
+#include "knobs.h"
+
+/* Deeper JSON than this is refused as a parse error. */
+#define REQUEST_MAX_JSON_DEPTH	32
+/* A string id is echoed in the reply, so it is kept short. */
+#define REQUEST_MAX_ID_LEN	256
+/* Longest error message (as the control socket's replies). */
+#define REQUEST_MAX_MESSAGE	16384
+/* Longest "field" of an error reply (it may echo a client's key). */
+#define REQUEST_MAX_FIELD	256
+
+enum request_frame {
+	REQUEST_FRAME_MORE,	/* no complete line yet: read on */
+	REQUEST_FRAME_LINE,	/* a complete line */
+	REQUEST_FRAME_TOO_LONG,	/* the line passes PROTO_MAX_LINE */
+};
+
+/*
+ * What the input holds next: buffered bytes, eol the offset of the first
+ * LF in them or -1.  For a line, *len is its length without the LF.  A
+ * line is too long as soon as PROTO_MAX_LINE bytes without an LF are
+ * buffered, so a client cannot make the daemon buffer more.
+ */
+enum request_frame request_frame(size_t buffered, ssize_t eol, size_t *len);
+
+/* A parsed request; obj owns what the other members point to. */
+struct request {
+	json_object	*obj;
+	const char	*cmd;
+	json_object	*args;	/* an object, or NULL when not given */
+	json_object	*id;	/* to echo, or NULL: not given or not valid */
+};
+
+/* What an error reply says. */
+struct request_error {
+	const char	*code;		/* PROTO_ERR_* */
+	const char	*field;		/* or NULL; lives as long as the
+					   request or a static buffer */
+	char		 message[REQUEST_MAX_MESSAGE];
+};
+
+/*
+ * Parse and check one request line of len bytes; line[len] must be NUL
+ * (as evbuffer_readln leaves it).  0 with *req filled, or -1 with *err
+ * filled; req->id is then what the error reply echoes.  Either way
+ * request_free(req) afterwards.
+ */
+int	request_parse(const char *line, size_t len, struct request *req,
+	    struct request_error *err);
+/*
+ * The error reply {"ok": false, "id", "error": {code, field, message}}
+ * (id may be NULL), always shorter than PROTO_MAX_LINE: the field is
+ * cut to REQUEST_MAX_FIELD bytes and the message shortened, marked
+ * " [...]", however much the client's bytes in them escape.
+ */
+json_object *request_error_reply(json_object *id, const char *code,
+	    const char *field, const char *message);
+void	request_free(struct request *req);
+
+/* What a command's arguments say, once checked. */
+struct request_args {
+	bool			drain;	/* stop: drain the queue (default) */
+	bool			wait;	/* stop: reply at the end (default) */
+	int64_t			run;	/* report: the run asked for; 0 none */
+	struct stress_params	params;	/* start: the run's knobs */
+};
+
+struct config;
+
+/*
+ * Check the arguments of command cmd (args may be NULL): unknown keys and
+ * each value, for start a profile of cfg (may be NULL) under the knobs
+ * and the knob table's checks.  Touches nothing.  0, with the values in
+ * *out when it is not NULL (release with request_args_free), or -1 with
+ * *err filled and nothing held.
+ */
+int	request_check_args(const char *cmd, json_object *args,
+	    const struct config *cfg, struct request_args *out,
+	    struct request_error *err);
+void	request_args_free(struct request_args *a);
+
+#endif

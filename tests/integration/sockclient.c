@@ -1,0 +1,218 @@
+/*
+ * Control-socket clients the shell tools cannot be, built by
+ * tests/integration/protocol_abuse.sh at test time:
+ *
+ * sockclient many SOCKET N PID: open N connections to SOCKET, wait until
+ * the daemon PID holds all of them (counted in /proc/PID/fd), then send
+ * one request on each and wait for every reply.  Exit 0 when each
+ * connection got {"ok":true,"id":<its number>,...}; else 1, naming the
+ * first that did not.  (A thousand socat processes take longer to start
+ * than the test should run, and one process with poll() can tell exactly
+ * which connection went unanswered.)
+ *
+ * sockclient bigline SOCKET BYTES: send one line of BYTES 'x' and no
+ * newline, going on after the daemon stops reading or closes (socat
+ * exits at the first failed write, before reading the reply); print what
+ * came back and, on stderr, how many bytes the daemon took.
+ */
+#include <signal.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+sockets_of(const char *pid)
+{
+	char path[64], link[384], dst[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
+		if ((len = readlink(link, dst, sizeof(dst) - 1)) <= 0)
+			continue;
+		dst[len] = '\0';
+		if (strncmp(dst, "socket:", 7) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+		return -1;
+	return fd;
+}
+
+static int
+bigline(const char *path, long bytes)
+{
+	char chunk[65536], reply[4096];
+	long sent = 0;
+	size_t got = 0;
+	ssize_t k;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((fd = connect_to(path)) == -1) {
+		fprintf(stderr, "connect %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	memset(chunk, 'x', sizeof(chunk));
+	/* Non-blocking, so a daemon that stops reading ends the sending. */
+	while (sent < bytes) {
+		struct pollfd p = { fd, POLLOUT, 0 };
+		long n = bytes - sent < (long)sizeof(chunk) ?
+		    bytes - sent : (long)sizeof(chunk);
+
+		if (poll(&p, 1, 2000) != 1 || (p.revents & POLLOUT) == 0)
+			break;
+		if ((k = send(fd, chunk, n, MSG_DONTWAIT)) <= 0)
+			break;
+		sent += k;
+	}
+	fprintf(stderr, "sent %ld of %ld bytes\n", sent, bytes);
+	while (got < sizeof(reply) - 1 &&
+	    (k = read(fd, reply + got, sizeof(reply) - 1 - got)) > 0)
+		got += k;
+	reply[got] = '\0';
+	fputs(reply, stdout);
+	close(fd);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rlimit rl;
+	struct pollfd *pfd;
+	char **buf;
+	size_t *got;
+	int n, base, left;
+	double t0, deadline;
+
+	if (argc == 4 && strcmp(argv[1], "bigline") == 0)
+		return bigline(argv[2], atol(argv[3]));
+	if (argc != 5 || strcmp(argv[1], "many") != 0 ||
+	    (n = atoi(argv[3])) <= 0) {
+		fprintf(stderr, "usage: sockclient many SOCKET N PID\n"
+		    "       sockclient bigline SOCKET BYTES\n");
+		return 2;
+	}
+	argv++;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	pfd = calloc(n, sizeof(*pfd));
+	buf = calloc(n, sizeof(*buf));
+	got = calloc(n, sizeof(*got));
+	if (pfd == NULL || buf == NULL || got == NULL)
+		return 1;
+	base = sockets_of(argv[3]);
+	for (int i = 0; i < n; i++) {
+		if ((pfd[i].fd = connect_to(argv[1])) == -1) {
+			fprintf(stderr, "connection %d of %d: %s\n", i + 1, n,
+			    strerror(errno));
+			return 1;
+		}
+		if ((buf[i] = malloc(4096)) == NULL)
+			return 1;
+	}
+	/* All N are accepted and open at the daemon before any request. */
+	deadline = now() + 60;
+	while (sockets_of(argv[3]) < base + n) {
+		if (now() > deadline) {
+			fprintf(stderr, "the daemon never held %d connections "
+			    "at once (%d)\n", n, sockets_of(argv[3]) - base);
+			return 1;
+		}
+		usleep(50000);
+	}
+	t0 = now();
+	for (int i = 0; i < n; i++) {
+		char req[64];
+		int len = snprintf(req, sizeof(req),
+		    "{\"cmd\":\"status\",\"id\":%d}\n", i + 1);
+
+		if (write(pfd[i].fd, req, len) != len) {
+			fprintf(stderr, "connection %d: write: %s\n", i + 1,
+			    strerror(errno));
+			return 1;
+		}
+		pfd[i].events = POLLIN;
+	}
+	left = n;
+	deadline = now() + 60;
+	while (left > 0) {
+		int r = poll(pfd, n, 1000);
+
+		if (r == -1 || now() > deadline)
+			break;
+		for (int i = 0; i < n; i++) {
+			ssize_t k;
+
+			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN |
+			    POLLHUP | POLLERR)))
+				continue;
+			k = read(pfd[i].fd, buf[i] + got[i], 4095 - got[i]);
+			if (k > 0)
+				got[i] += k;
+			buf[i][got[i]] = '\0';
+			if (k <= 0 || strchr(buf[i], '\n') != NULL ||
+			    got[i] == 4095) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				left--;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		char id[32];
+
+		snprintf(id, sizeof(id), "\"id\":%d,", i + 1);
+		if (strstr(buf[i], "\"ok\":true") == NULL ||
+		    strstr(buf[i], id) == NULL ||
+		    strchr(buf[i], '\n') == NULL) {
+			fprintf(stderr, "connection %d of %d: no good reply: "
+			    "%.200s\n", i + 1, n, buf[i]);
+			return 1;
+		}
+	}
+	printf("%d clients connected at once, all answered in %.0f ms\n", n,
+	    (now() - t0) * 1000);
+	return 0;
+}
