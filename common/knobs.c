@@ -80,6 +80,10 @@ const struct knob knobs_table[] = {
 	{ "sample_interval", "sample-interval", NULL, KNOB_DOUBLE,
 	  OFF(sample_interval), "1", 0.1, 60,
 	  "seconds between samples of the queue gauges (run history)" },
+	{ "fail_after", "fail-after", NULL, KNOB_DOUBLE, OFF(fail_after), "30",
+	  0, 86400,
+	  "end the run failed once every write has failed this long "
+	  "(0 = never)" },
 };
 const size_t knobs_count = sizeof(knobs_table) / sizeof(knobs_table[0]);
 

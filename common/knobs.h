@@ -41,6 +41,7 @@ struct stress_params {
 	uint64_t	start;
 	uint64_t	seed;
 	double		sample_interval;
+	double		fail_after;
 };
 
 enum knob_type {

@@ -41,6 +41,7 @@ enum field_kind {
 	FIELD_TIME,		/* epoch seconds, shown as local time */
 	FIELD_PROGRESS,		/* generated, shown with max_updates */
 	FIELD_SHOWN,		/* shown by another field's row */
+	FIELD_COUNTS,		/* {name: count} on one row, no zeros */
 };
 
 /* How a known key is shown. */
@@ -514,6 +515,34 @@ name_listed(const char *const *names, const char *key)
 
 static void add_progress(struct table *, json_object *);
 
+/* {"no_space": 0, "corrupt": 7, ...} as "corrupt 7", or "none". */
+static void
+add_counts(struct table *t, const char *label, json_object *v)
+{
+	char *text = NULL, *next;
+
+	if (!json_object_is_type(v, json_type_object)) {
+		add_value(t, label, v, NULL, NULL);
+		return;
+	}
+	json_object_object_foreach(v, key, val) {
+		char *n = value_text(val, NULL);
+
+		if (json_object_is_type(val, json_type_int) &&
+		    json_object_get_int64(val) == 0) {
+			free(n);
+			continue;
+		}
+		next = text == NULL ? output_xprintf("%s %s", key, n) :
+		    output_xprintf("%s, %s %s", text, key, n);
+		free(text);
+		free(n);
+		text = next;
+	}
+	row_cell(table_add(t, xstrdup(label)), text != NULL ? text :
+	    xstrdup("none"));
+}
+
 /* The listed fields of o that are present, in the listed order. */
 static void
 add_known(struct table *t, json_object *o, const struct field *f, size_t n)
@@ -542,6 +571,9 @@ add_known(struct table *t, json_object *o, const struct field *f, size_t n)
 			add_progress(t, o);
 			break;
 		case FIELD_SHOWN:
+			break;
+		case FIELD_COUNTS:
+			add_counts(t, label, v);
 			break;
 		}
 	}
@@ -587,6 +619,7 @@ static const struct field stats_fields[] = {
 	F("dequeued_items"), F("creates_completed"), F("creates_failed"),
 	F("updates_completed"), F("updates_failed"), F("update_calls"),
 	F("errors"),
+	{ "errors_by_kind", NULL, NULL, NULL, FIELD_COUNTS },
 	F("promotion_count"),
 	F_SEP,
 };
@@ -758,6 +791,7 @@ static const struct field run_fields[] = {
 	{ "started_at", NULL, NULL, NULL, FIELD_TIME },
 	{ "ended_at", NULL, NULL, NULL, FIELD_TIME },
 	F("reason"), F("errors"),
+	{ "errors_by_kind", NULL, NULL, NULL, FIELD_COUNTS },
 };
 
 /* Shown last, as blocks, after the run's single values. */

@@ -380,6 +380,7 @@ commands_metrics(struct evbuffer *out, void *arg)
 	struct queue_counters c;
 	struct hist *e2p = NULL, *call = NULL;
 	char name[128], labels[2048], id[32], dir[1024], fs[256];
+	uint64_t kinds[RRDFILE_NKINDS] = { 0 };
 	struct run *r = d.run;
 
 	(void)arg;
@@ -401,6 +402,16 @@ commands_metrics(struct evbuffer *out, void *arg)
 		prom_header(out, name, m[i].type, m[i].help);
 		prom_sample(out, name, NULL, (double)*(const uint64_t *)(const
 		    void *)((const char *)&c + m[i].off));
+	}
+	if (r != NULL)
+		run_errors_by_kind(r, kinds);
+	prom_header(out, "stressd_errors_by_kind_total", "counter",
+	    "failed librrd calls by what they ran into");
+	for (int i = 0; i < RRDFILE_NKINDS; i++) {
+		snprintf(labels, sizeof(labels), "kind=\"%s\"",
+		    rrdfile_kind_name(i));
+		prom_sample(out, "stressd_errors_by_kind_total", labels,
+		    (double)kinds[i]);
 	}
 	if (r != NULL && (e2p = hist_create()) != NULL &&
 	    (call = hist_create()) != NULL)

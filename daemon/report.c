@@ -160,6 +160,11 @@ report_json(const struct report_input *in)
 	    (int64_t)c->updates_failed));
 	json_object_object_add(x, "creates_failed", json_object_new_int64(
 	    (int64_t)c->creates_failed));
+	y = json_object_new_object();
+	for (int i = 0; i < RRDFILE_NKINDS; i++)
+		json_object_object_add(y, rrdfile_kind_name(i),
+		    json_object_new_int64((int64_t)in->errors_by_kind[i]));
+	json_object_object_add(x, "by_kind", y);
 	y = json_object_new_array();
 	for (unsigned i = 0; i < in->nerrors; i++)
 		json_object_array_add(y, json_object_new_string(in->errors[i]));

@@ -16,6 +16,7 @@
 #include "knobs.h"
 #include "mountinfo.h"
 #include "queue.h"
+#include "rrdfile.h"
 #include "sampler.h"
 
 #define REPORT_SCHEMA		1
@@ -35,6 +36,7 @@ struct report_input {
 	const struct mountinfo		*mount;		/* NULL: unknown */
 	const char			*const *errors;	/* first messages */
 	unsigned			 nerrors;
+	uint64_t			 errors_by_kind[RRDFILE_NKINDS];
 	const char			*run_dir;	/* for "files" */
 };
 

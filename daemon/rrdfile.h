@@ -3,24 +3,44 @@
 #ifndef STRESSD_RRDFILE_H
 #define STRESSD_RRDFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "knobs.h"
 
+/* What a failed librrd call ran into (errors_by_kind, in this order). */
+enum rrdfile_kind {
+	RRDFILE_NO_SPACE,	/* ENOSPC, EDQUOT */
+	RRDFILE_READ_ONLY,	/* EROFS */
+	RRDFILE_PERMISSION,	/* EACCES, EPERM */
+	RRDFILE_MISSING,	/* ENOENT: the file (or its directory) is gone */
+	RRDFILE_CORRUPT,	/* the file is there but is no valid RRD */
+	RRDFILE_LOCKED,		/* another process holds its fcntl lock */
+	RRDFILE_OTHER,
+	RRDFILE_NKINDS
+};
+
 /* dir/<n>.rrd, or dir/<n / files_per_dir>/<n>.rrd. */
 int	rrdfile_path(const struct stress_params *p, uint32_t n, char *buf,
 	    size_t len);
-/* Create a file with the run's DS and RRA layout, last update last_up. */
+/* Create a file with the run's DS and RRA layout, last update last_up.
+ * On failure err holds the message and *kind (if not NULL) its kind. */
 int	rrdfile_create(const struct stress_params *p, const char *path,
-	    time_t last_up, char *err, size_t errlen);
+	    time_t last_up, enum rrdfile_kind *kind, char *err, size_t errlen);
 /* A canonical text of a file's layout (step, DS and RRA definitions) and
  * its last update time.  0, or -1 with librrd's message in err. */
 int	rrdfile_layout(const char *path, char *out, size_t outlen,
 	    time_t *last, char *err, size_t errlen);
 /* librrd's last error of this thread, naming path, into err; cleared. */
 void	rrdfile_error(const char *path, char *err, size_t errlen);
+/* The same for a failed rrd_update_r of path, classified: saved_errno is
+ * errno right after the call (cleared before it). */
+enum rrdfile_kind rrdfile_update_error(const char *path, int saved_errno,
+	    char *err, size_t errlen);
+/* The kind's name in stats and report.json ("no_space", ...). */
+const char *rrdfile_kind_name(enum rrdfile_kind kind);
 /* librrd's version string. */
 const char *rrdfile_librrd_version(void);
 

@@ -53,6 +53,13 @@ struct run {
 	pthread_mutex_t		 err_mu;
 	unsigned		 nkept;
 	char			 kept[RUN_ERRORS_KEPT][1024];
+	uint64_t		 kinds[RRDFILE_NKINDS]; /* errors by kind */
+	/* fail_after: the current streak of failed writes (under err_mu but
+	 * ok_seen, the writes landed as of the last tick) */
+	double			 fail_since;	/* its first error; 0: none */
+	double			 fail_last;	/* its last error */
+	char			 fail_first[1024];
+	uint64_t		 ok_seen;
 
 	struct writer_hooks	 hooks;
 	struct sampler		 sampler;
@@ -92,11 +99,18 @@ run_state_name(enum run_state s)
 /* ------------------------------------------------------------ hooks */
 
 static void
-on_error(void *arg, const char *msg)
+on_error(void *arg, enum rrdfile_kind kind, const char *msg)
 {
 	struct run *r = arg;
+	double now = util_now();
 
 	pthread_mutex_lock(&r->err_mu);
+	r->kinds[(unsigned)kind < RRDFILE_NKINDS ? kind : RRDFILE_OTHER]++;
+	if (r->fail_since == 0) {
+		r->fail_since = now;
+		snprintf(r->fail_first, sizeof(r->fail_first), "%s", msg);
+	}
+	r->fail_last = now;
 	if (r->nkept < RUN_ERRORS_KEPT) {
 		snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", msg);
 		log_warnx("run %u: %s", r->id, msg);
@@ -159,7 +173,7 @@ probe_layout(struct run *r, char *layout, size_t len, const char **field,
 
 	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd", r->p.dir,
 	    (long)getpid());
-	if (rrdfile_create(&r->p, path, (time_t)r->p.start, msg,
+	if (rrdfile_create(&r->p, path, (time_t)r->p.start, NULL, msg,
 	    sizeof(msg)) == -1) {
 		unlink(path);
 		BAD("rras", "librrd refuses this layout: %s", msg);
@@ -449,6 +463,7 @@ report_input_of(struct run *r, struct report_input *in,
 	for (unsigned i = 0; i < r->nkept; i++)
 		msgs[i] = r->kept[i];	/* kept[] is only ever appended */
 	in->nerrors = r->nkept;
+	memcpy(in->errors_by_kind, r->kinds, sizeof(in->errors_by_kind));
 	pthread_mutex_unlock(&r->err_mu);
 	in->id = r->id;
 	in->state = run_state_name(r->state);
@@ -568,6 +583,41 @@ finish(struct run *r, enum run_state final)
 	    r->reason[0] ? ": " : "", r->reason);
 }
 
+/*
+ * fail_after: true once writes have been failing, none landing, for
+ * fail_after seconds, with the last failure within them (a queue gone
+ * idle is not failing).  Failures are timed by on_error, landed writes
+ * (updates and creates) seen in the counters at each tick.
+ */
+static bool
+failing_too_long(struct run *r)
+{
+	struct queue_counters c;
+	uint64_t ok;
+	double now;
+	bool due = false;
+
+	if (r->p.fail_after <= 0 || r->failed || r->q == NULL)
+		return false;
+	queue_snapshot(r->q, &c);
+	ok = c.updates_completed + c.creates_completed;
+	now = util_now();
+	pthread_mutex_lock(&r->err_mu);
+	if (ok != r->ok_seen) {
+		r->ok_seen = ok;
+		r->fail_since = 0;
+	} else if (r->fail_since > 0 &&
+	    now - r->fail_since >= r->p.fail_after &&
+	    now - r->fail_last <= r->p.fail_after) {
+		snprintf(r->reason, sizeof(r->reason), "every write failed "
+		    "for %g s; first error: %s", r->p.fail_after,
+		    r->fail_first);
+		due = true;
+	}
+	pthread_mutex_unlock(&r->err_mu);
+	return due;
+}
+
 bool
 run_tick(struct run *r)
 {
@@ -576,6 +626,13 @@ run_tick(struct run *r)
 	if (r->launched && run_active(r) &&
 	    util_now() - r->last_report >= REPORT_REFRESH_S)
 		write_report(r);
+
+	/* As a stop without drain, but the run ends failed. */
+	if (r->launched && run_active(r) && failing_too_long(r)) {
+		log_warnx("run %u: %s", r->id, r->reason);
+		r->failed = true;
+		run_stop(r, false, NULL);
+	}
 
 	switch (r->state) {
 	case RUN_CREATING:
@@ -705,6 +762,41 @@ add_run_keys(json_object *o, const struct run *r, double now,
 		    json_object_new_string(r->reason));
 }
 
+/* errors_by_kind ({kind: count}, every kind) and, with messages, the
+ * first error messages; r NULL: no run, all zero. */
+static void
+add_error_keys(json_object *o, const struct run *r, bool messages)
+{
+	json_object *k = json_object_new_object(), *m = NULL;
+	uint64_t n[RRDFILE_NKINDS];
+
+	memset(n, 0, sizeof(n));
+	if (messages)
+		m = json_object_new_array();
+	if (r != NULL) {
+		pthread_mutex_lock((pthread_mutex_t *)&r->err_mu);
+		memcpy(n, r->kinds, sizeof(n));
+		for (unsigned i = 0; m != NULL && i < r->nkept; i++)
+			json_object_array_add(m,
+			    json_object_new_string(r->kept[i]));
+		pthread_mutex_unlock((pthread_mutex_t *)&r->err_mu);
+	}
+	for (int i = 0; i < RRDFILE_NKINDS; i++)
+		json_object_object_add(k, rrdfile_kind_name(i),
+		    json_object_new_int64((int64_t)n[i]));
+	json_object_object_add(o, "errors_by_kind", k);
+	if (m != NULL)
+		json_object_object_add(o, "error_messages", m);
+}
+
+void
+run_errors_by_kind(struct run *r, uint64_t n[RRDFILE_NKINDS])
+{
+	pthread_mutex_lock(&r->err_mu);
+	memcpy(n, r->kinds, sizeof(r->kinds));
+	pthread_mutex_unlock(&r->err_mu);
+}
+
 json_object *
 run_stats_json(struct run *r)
 {
@@ -731,6 +823,7 @@ run_stats_json(struct run *r)
 	r->last = c;
 	o = stats_to_json(&c, &cur, &all);
 	add_run_keys(o, r, c.taken_at, generated);
+	add_error_keys(o, r, true);
 	return o;
 }
 
@@ -749,6 +842,7 @@ run_idle_stats_json(void)
 	json_object_object_add(o, "elapsed_s", json_object_new_double(0));
 	json_object_object_add(o, "generated", json_object_new_int64(0));
 	json_object_object_add(o, "max_updates", json_object_new_int64(0));
+	add_error_keys(o, NULL, true);
 	return o;
 }
 
@@ -776,6 +870,7 @@ run_status_json(const struct run *r)
 		json_object_array_add(msgs, json_object_new_string(r->kept[i]));
 	pthread_mutex_unlock((pthread_mutex_t *)&r->err_mu);
 	json_object_object_add(o, "error_messages", msgs);
+	add_error_keys(o, r, false);
 	return o;
 }
 

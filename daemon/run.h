@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "knobs.h"
+#include "rrdfile.h"
 
 enum run_state {
 	RUN_IDLE, RUN_CREATING, RUN_RUNNING, RUN_DRAINING,
@@ -66,6 +67,9 @@ struct queue_counters;
 bool		 run_stuck(struct run *r, double limit);
 /* The counters now (or as the run ended). */
 void		 run_counters(struct run *r, struct queue_counters *c);
+/* The run's failed librrd calls by kind (errors_by_kind). */
+void		 run_errors_by_kind(struct run *r,
+		    uint64_t n[RRDFILE_NKINDS]);
 /* Add the run's latency histograms into the given ones. */
 void		 run_latency(struct run *r, struct hist *enqueue_to_persist,
 		    struct hist *update_call);

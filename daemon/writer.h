@@ -9,6 +9,7 @@
 
 #include "knobs.h"
 #include "queue.h"
+#include "rrdfile.h"
 
 /*
  * A batch larger than this is written with several rrd_update_r calls of
@@ -20,7 +21,8 @@
 
 /* What the writers tell their owner; any hook may be NULL. */
 struct writer_hooks {
-	void	(*error)(void *arg, const char *msg);
+	/* a batch failed: msg names the file and says why */
+	void	(*error)(void *arg, enum rrdfile_kind kind, const char *msg);
 	/* updates_completed went up to completed with this batch */
 	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
 	/* one rrd_update_r call took ns */
@@ -40,6 +42,7 @@ struct writer_ctx {
 	size_t				 argvcap;
 	char				 path[4200];
 	char				 err[3072];
+	enum rrdfile_kind		 kind;		/* of err */
 	/* Where the pool sees since when (monotonic ns) this writer has been
 	 * inside librrd, 0 when it is not; NULL outside the pool. */
 	atomic_uint_fast64_t		*busy_since;
@@ -49,7 +52,9 @@ void	writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
 	    const struct writer_hooks *hooks);
 void	writer_ctx_free(struct writer_ctx *w);
 /* Create (if the batch asks) and update one file, filling res for
- * queue_done.  On failure w->err holds librrd's message with the path.
+ * queue_done.  On failure w->err holds librrd's message with the path and
+ * w->kind its kind.  A SIGBUS inside librrd (the file shrank under its
+ * map) fails the batch instead of the process: see writer.c.
  * A failed create skips the updates (they count failed, with no second
  * error); a failed call of a split batch leaves its later values unwritten. */
 void	writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,

@@ -69,7 +69,7 @@ conf 0666
 start_daemon --config "$T/stressd.conf"
 assert_eq "$(stat -c '%a %G' "$SOCK")" "666 users" "socket mode and group"
 # Paced, so that it is still running when root stops it.
-start_run --dir "$A/r" --files 20 --max-updates 1000000 --update-time 1 \
+start_run --dir "$A/r" --files 20 --max-updates 1000000 --update-time 600 \
     --threads 1 --write-threads 1 --rra "$RRA" >/dev/null
 for cmd in stats status help version runs report; do
 	as_user "" --json "$cmd" >"$T/out" 2>&1 ||

@@ -47,6 +47,21 @@ if command -v promtool >/dev/null; then
 else
 	log "promtool not installed (apt-get install prometheus): format not linted"
 fi
+# errors by kind: files deleted mid-run are "missing", as stats says
+start_run --dir "$T/rrd" --files 50 --threads 2 --max-updates 3000 \
+    --update-time 3 --rra "$RRA" >/dev/null
+wait_for_stats '.updates_completed >= 300' 30 >/dev/null
+rm -f "$T"/rrd/1[0-4].rrd
+s=$(wait_run)
+body=$(curl -sf "$URL/metrics") || fail "GET /metrics failed"
+assert_num "$(jget "$s" errors_by_kind.missing)" '>' 0 "stats errors_by_kind.missing"
+for k in missing corrupt no_space read_only permission locked other; do
+	assert_eq "$(metric "stressd_errors_by_kind_total{kind=\"$k\"}")" \
+	    "$(jget "$s" "errors_by_kind.$k")" "stressd_errors_by_kind_total{kind=$k}"
+done
+assert_eq "$(metric stressd_errors_total)" "$(jget "$s" errors)" \
+    "stressd_errors_total after deletions"
+
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/other")" 404 "GET /other"
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" \
     404 "POST /metrics"
