@@ -1,6 +1,7 @@
 /* stressd: the RRD storage stress daemon.  Foreground, no fork; libevent
  * owns the control connections, threads are only writers and generators. */
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,16 @@ main(int argc, char *argv[])
 	struct timeval tick = { 0, TICK_USEC };
 	uint64_t watchdog_usec;
 	struct rlimit rl;
+
+	/*
+	 * Each run allocates and frees blocks of about 1 MB (queue slabs, the
+	 * sampler's buffer, librrd's for metrics.rrd).  glibc raises its mmap
+	 * threshold past a block once one is freed, so later ones come from
+	 * the heap and fragment it: RSS went from 11.8 to 20.1 MB over five
+	 * runs with no leak.  A fixed threshold (glibc's initial one) gives
+	 * them back at free: 12.2 MB after 275 runs (tests/soak.sh).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	while ((ch = getopt_long(argc, argv, "c:s:d:l:m:t:hV", opts, NULL)) != -1) {
 		switch (ch) {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2015  # A && B || fail is meant
+# shellcheck disable=SC2015,SC2012  # A && B || fail is meant; ls -l shows fd targets
 # No descriptor leaks across runs: after a warm-up run, 20 more back to
 # back (completed runs on new and on reused files, in subdirectories,
 # stop --no-drain, a drained stop, refused starts, clients that leave
