@@ -621,6 +621,7 @@ static const struct field stats_fields[] = {
 	F("errors"),
 	{ "errors_by_kind", NULL, NULL, NULL, FIELD_COUNTS },
 	F("promotion_count"),
+	{ "cpu", NULL, NULL, NULL, FIELD_COUNTS },	/* seconds, one row */
 	F_SEP,
 };
 

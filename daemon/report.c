@@ -152,6 +152,8 @@ report_json(const struct report_input *in)
 	    latency_json(in->enqueue_to_persist));
 	json_object_object_add(x, "update_call", latency_json(in->update_call));
 	json_object_object_add(o, "latency_ms", x);
+	json_object_object_add(o, "cpu", in->cpu_start != NULL ?
+	    cpustat_json(in->cpu_start, in->cpu_end) : NULL);
 
 	x = json_object_new_object();
 	json_object_object_add(x, "count", json_object_new_int64(

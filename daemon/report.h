@@ -12,6 +12,7 @@
 #include <time.h>
 #include <json-c/json.h>
 
+#include "cpustat.h"
 #include "hist.h"
 #include "knobs.h"
 #include "mountinfo.h"
@@ -38,6 +39,7 @@ struct report_input {
 	unsigned			 nerrors;
 	uint64_t			 errors_by_kind[RRDFILE_NKINDS];
 	const char			*run_dir;	/* for "files" */
+	const struct cpustat		*cpu_start, *cpu_end;	/* end NULL: now */
 };
 
 json_object	*report_json(const struct report_input *in);

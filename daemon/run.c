@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpustat.h"
 #include "loadgen.h"
 #include "log.h"
 #include "metricsrrd.h"
@@ -49,6 +50,7 @@ struct run {
 	uint64_t		 generated;	/* final, once ended */
 	struct queue_counters	 last;		/* window of "current" rates */
 	struct queue_counters	 final;		/* frozen at the end */
+	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
 
 	pthread_mutex_t		 err_mu;
 	unsigned		 nkept;
@@ -354,6 +356,7 @@ setup_main(void *arg)
 	r->setup_rc = setup(r, &r->setup_field, r->setup_err,
 	    sizeof(r->setup_err));
 	atomic_store(&r->setup_busy, 0);
+	cpustat_thread_exit();
 	atomic_store(&r->setup_done, true);
 	return NULL;
 }
@@ -375,6 +378,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	r->hooks.persisted = on_persisted;
 	r->hooks.arg = r;
 	snprintf(r->state_dir, sizeof(r->state_dir), "%s", state_dir);
+	cpustat_read(&r->cpu0);	/* before setup: its thread counts */
 	if ((r->e2p = hist_create()) == NULL ||
 	    (r->call = hist_create()) == NULL ||
 	    (r->e2p_copy = hist_create()) == NULL ||
@@ -407,7 +411,7 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 		return -1;
 	}
 	if ((r->wp = writer_pool_start(r->q, &r->p,
-	    (unsigned)r->p.write_threads, false, &r->hooks)) == NULL) {
+	    (unsigned)r->p.write_threads, NULL, &r->hooks)) == NULL) {
 		*field = "write_threads";
 		snprintf(err, errlen, "cannot start %llu writer threads",
 		    (unsigned long long)r->p.write_threads);
@@ -478,6 +482,8 @@ report_input_of(struct run *r, struct report_input *in,
 	in->mount = r->have_mount ? &r->mount : NULL;
 	in->errors = msgs;
 	in->run_dir = r->run_dir;
+	in->cpu_start = &r->cpu0;
+	in->cpu_end = run_active(r) ? NULL : &r->cpu1;
 }
 
 /* report.json and samples.csv in the run's directory. */
@@ -562,6 +568,8 @@ finish(struct run *r, enum run_state final)
 	}
 	writer_pool_join(r->wp);
 	r->wp = NULL;
+	cpustat_read(&r->cpu1);
+	cpustat_close();
 	snapshot(r, &r->final);
 	stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
@@ -824,6 +832,8 @@ run_stats_json(struct run *r)
 	o = stats_to_json(&c, &cur, &all);
 	add_run_keys(o, r, c.taken_at, generated);
 	add_error_keys(o, r, true);
+	json_object_object_add(o, "cpu", cpustat_json(&r->cpu0,
+	    run_active(r) ? NULL : &r->cpu1));
 	return o;
 }
 
@@ -843,6 +853,7 @@ run_idle_stats_json(void)
 	json_object_object_add(o, "generated", json_object_new_int64(0));
 	json_object_object_add(o, "max_updates", json_object_new_int64(0));
 	add_error_keys(o, NULL, true);
+	json_object_object_add(o, "cpu", cpustat_json(NULL, NULL));
 	return o;
 }
 
@@ -899,6 +910,7 @@ run_free(struct run *r)
 		return;
 	if (r->setup_joinable)
 		pthread_join(r->setup_thread, NULL);
+	cpustat_close();	/* also for a run refused before it started */
 	if (r->launched && run_active(r)) {
 		run_stop(r, false, "the daemon exited");
 		finish(r, RUN_STOPPED);

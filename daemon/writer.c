@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <rrd.h>
 
+#include "cpustat.h"
 #include "log.h"
 #include "rrdfile.h"
 #include "util.h"
@@ -23,7 +24,7 @@
 struct writer_pool {
 	struct queue			*q;
 	const struct stress_params	*p;
-	bool				 null_sink;
+	struct writer_sink		 sink;
 	struct writer_hooks		 hooks;
 	unsigned			 n;
 	pthread_t			*threads;
@@ -214,8 +215,9 @@ guard_release(const char *path, int sig, uintptr_t addr)
 	    sig == SIGBUS ? "SIGBUS" : "SIGFPE", path, unmapped, closed);
 }
 
-/* rrd_update_r with SIGBUS and SIGFPE caught (see above); -2 after one,
- * with w->err and w->kind set.  *saved_errno: errno right after the call. */
+/* The sink's update (rrd_update_r) with SIGBUS and SIGFPE caught (see
+ * above); -2 after one, with w->err and w->kind set.  *saved_errno: errno
+ * right after the call. */
 static int
 update_call(struct writer_ctx *w, int n, int *saved_errno)
 {
@@ -241,11 +243,31 @@ update_call(struct writer_ctx *w, int n, int *saved_errno)
 	}
 	errno = 0;
 	guard_armed = 1;
-	rc = rrd_update_r(w->path, NULL, n, w->argv);
+	rc = w->sink->update(w->sink->arg, w->path, n, w->argv);
 	*saved_errno = errno;
 	guard_armed = 0;
 	return rc;
 }
+
+static int
+librrd_create(void *arg, const struct stress_params *p, const char *path,
+    time_t last_up, enum rrdfile_kind *kind, char *err, size_t errlen)
+{
+	(void)arg;
+	return rrdfile_create(p, path, last_up, kind, err, errlen);
+}
+
+static int
+librrd_update(void *arg, const char *path, int argc, const char **argv)
+{
+	(void)arg;
+	return rrd_update_r(path, NULL, argc, argv);
+}
+
+static const struct writer_sink librrd_sink = {
+	librrd_create, librrd_update, NULL
+};
+const struct writer_sink writer_null_sink = { NULL, NULL, NULL };
 
 void
 writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
@@ -254,6 +276,7 @@ writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
 	memset(w, 0, sizeof(*w));
 	w->p = p;
 	w->hooks = hooks;
+	w->sink = &librrd_sink;
 	pthread_once(&guard_once, guard_install);
 }
 
@@ -361,8 +384,8 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		res->failed_calls = !b->create && left > 0;
 		return;
 	}
-	if (b->create && rrdfile_create(p, w->path, (time_t)b->base_ts,
-	    &w->kind, w->err, sizeof(w->err)) == -1) {
+	if (b->create && w->sink->create(w->sink->arg, p, w->path,
+	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
 		res->create_ok = false;
 		return;
 	}
@@ -438,22 +461,25 @@ writer_main(void *arg)
 	struct queue_batch b;
 
 	writer_ctx_init(&w, wp->p, &wp->hooks);
+	w.sink = &wp->sink;
 	w.busy_since = &wp->busy[atomic_fetch_add(&wp->next_slot, 1)];
 	while (queue_take(wp->q, &b, util_now())) {
 		/* The null sink "writes" each batch in one call. */
 		struct queue_result res = { true, b.count, b.count > 0, 0 };
 
-		if (!wp->null_sink)
+		if (wp->sink.update != NULL)
 			writer_write_batch(&w, &b, &res);
 		writer_finish(wp->q, &b, &res, &w, &wp->hooks);
 	}
 	writer_ctx_free(&w);
+	cpustat_thread_exit();
 	return NULL;
 }
 
 struct writer_pool *
 writer_pool_start(struct queue *q, const struct stress_params *p,
-    unsigned nthreads, bool null_sink, const struct writer_hooks *hooks)
+    unsigned nthreads, const struct writer_sink *sink,
+    const struct writer_hooks *hooks)
 {
 	struct writer_pool *wp = calloc(1, sizeof(*wp));
 
@@ -461,7 +487,7 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 		return NULL;
 	wp->q = q;
 	wp->p = p;
-	wp->null_sink = null_sink;
+	wp->sink = sink != NULL ? *sink : librrd_sink;
 	if (hooks != NULL)
 		wp->hooks = *hooks;
 	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL ||

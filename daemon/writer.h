@@ -32,9 +32,30 @@ struct writer_hooks {
 	void	*arg;
 };
 
+/*
+ * Where a writer's librrd calls go: librrd itself unless a test puts a
+ * sink in between to count the calls and read what each would write.
+ * create has rrdfile_create's contract; update has rrd_update_r's (0, or
+ * -1 with the message in librrd's per-thread error) and runs under the
+ * writer's SIGBUS/SIGFPE guard like the real call.
+ */
+struct writer_sink {
+	int	(*create)(void *arg, const struct stress_params *p,
+		    const char *path, time_t last_up, enum rrdfile_kind *kind,
+		    char *err, size_t errlen);
+	int	(*update)(void *arg, const char *path, int argc,
+		    const char **argv);
+	void	*arg;
+};
+
+/* Takes and returns batches as written in one call each, without
+ * formatting or touching disk: the queue alone (benchmarks). */
+extern const struct writer_sink writer_null_sink;
+
 /* Per-thread formatting buffers and the last error. */
 struct writer_ctx {
 	const struct writer_hooks	*hooks;
+	const struct writer_sink	*sink;		/* librrd by default */
 	const struct stress_params	*p;
 	char				*buf;
 	size_t				 buflen;
@@ -72,10 +93,10 @@ void	writer_finish(struct queue *q, struct queue_batch *b,
 
 struct writer_pool;
 
-/* null_sink: take and return batches without touching disk (benchmarks). */
+/* sink NULL: librrd; &writer_null_sink: no writes (benchmarks). */
 struct writer_pool *writer_pool_start(struct queue *q,
-	    const struct stress_params *p, unsigned nthreads, bool null_sink,
-	    const struct writer_hooks *hooks);
+	    const struct stress_params *p, unsigned nthreads,
+	    const struct writer_sink *sink, const struct writer_hooks *hooks);
 /* True when some writer has been inside one librrd call for longer than
  * limit seconds (the systemd watchdog must not be fed then). */
 bool	writer_pool_stuck(struct writer_pool *wp, double limit);
