@@ -10,6 +10,12 @@
  * Timestamps follow stressd's contract: the k-th value ever written to a
  * file carries last + k*step, where last is the file's rrd_last at startup,
  * so `rrdtool lastupdate` can count what landed.
+ *
+ * --processes runs the W writers as W forked processes instead of threads
+ * (the cursor and the per-file counters live in shared memory): librrd
+ * maps each file for every call, and in one process every map and unmap
+ * takes the address space's lock and interrupts the other CPUs to flush
+ * their TLBs, which W threads pay and W processes do not.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,8 +29,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rrd.h>
 
@@ -51,6 +60,7 @@ struct raw_opts {
 	const char	*rras[RAW_MAX_RRAS];
 	size_t		 nrras;
 	bool		 create;
+	bool		 processes;	/* writers as processes, not threads */
 };
 
 /* Per file: its path and the rrd_last read at startup (read-only while the
@@ -79,10 +89,11 @@ raw_usage(FILE *fp)
 	fprintf(fp,
 	    "usage: rawupdate --dir D --files N --threads W --values-per-call V\n"
 	    "                 --updates M [--step 300] [--start 946710000]\n"
-	    "                 [--rra RRA ...] [--create]\n"
+	    "                 [--rra RRA ...] [--create] [--processes]\n"
 	    "Writes M values into D/<n>.rrd (n < N) with W threads, V values\n"
 	    "per rrd_update_r call, and prints one JSON line.  --create first\n"
-	    "(re)creates the files with last update --start.\n");
+	    "(re)creates the files with last update --start; with --updates 0\n"
+	    "it only creates them.  --processes writes with W processes.\n");
 }
 
 static double
@@ -219,6 +230,36 @@ raw_update_thread(void *arg)
 	return NULL;
 }
 
+/* The update phase on W processes: each runs raw_update_thread on its
+ * copy of the process, sharing sh and the files' counters (mapped shared
+ * before the fork).  A child that dies counts as an error. */
+static double
+raw_run_processes(struct raw_shared *sh, struct raw_worker *workers,
+    double t0)
+{
+	pid_t pids[RAW_MAX_THREADS];
+	uint64_t started = 0;
+	int st;
+
+	fflush(NULL);
+	for (; started < sh->opts->threads; started++) {
+		if ((pids[started] = fork()) == -1) {
+			fprintf(stderr, "rawupdate: fork: %s\n",
+			    strerror(errno));
+			break;
+		}
+		if (pids[started] == 0) {
+			raw_update_thread(&workers[started]);
+			_exit(0);
+		}
+	}
+	for (uint64_t i = 0; i < started; i++)
+		if (waitpid(pids[i], &st, 0) == -1 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			atomic_fetch_add(&sh->errors, 1);
+	return started == sh->opts->threads ? raw_now() - t0 : -1.0;
+}
+
 /* Run fn on W threads over the shared cursor; returns seconds taken or a
  * negative value if a thread could not be started. */
 static double
@@ -231,6 +272,8 @@ raw_run_phase(struct raw_shared *sh, struct raw_worker *workers,
 
 	atomic_store(&sh->cursor, 0);
 	t0 = raw_now();
+	if (sh->opts->processes && fn == raw_update_thread)
+		return raw_run_processes(sh, workers, t0);
 	for (; started < sh->opts->threads; started++) {
 		rv = pthread_create(&workers[started].tid, NULL, fn,
 		    fn == raw_create_thread ? (void *)sh :
@@ -248,11 +291,21 @@ raw_run_phase(struct raw_shared *sh, struct raw_worker *workers,
 
 /* ----------------------------------------------------------------- main */
 
+/* Zeroed memory that forked writers share with the parent; NULL if none. */
+static void *
+raw_shared_alloc(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int
 raw_parse_args(int argc, char **argv, struct raw_opts *o)
 {
 	enum { O_DIR = 256, O_FILES, O_THREADS, O_PERCALL, O_UPDATES, O_STEP,
-	    O_START, O_RRA, O_CREATE, O_HELP };
+	    O_START, O_RRA, O_CREATE, O_PROCESSES, O_HELP };
 	static const struct option longopts[] = {
 		{ "dir",		required_argument, NULL, O_DIR },
 		{ "files",		required_argument, NULL, O_FILES },
@@ -263,6 +316,7 @@ raw_parse_args(int argc, char **argv, struct raw_opts *o)
 		{ "start",		required_argument, NULL, O_START },
 		{ "rra",		required_argument, NULL, O_RRA },
 		{ "create",		no_argument,	   NULL, O_CREATE },
+		{ "processes",		no_argument,	   NULL, O_PROCESSES },
 		{ "help",		no_argument,	   NULL, O_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -296,7 +350,8 @@ raw_parse_args(int argc, char **argv, struct raw_opts *o)
 			have_per_call = true;
 			break;
 		case O_UPDATES:
-			rv |= raw_parse_u64("updates", optarg, 1,
+			/* 0: create only (with --create). */
+			rv |= raw_parse_u64("updates", optarg, 0,
 			    UINT64_C(1) << 48, &o->updates);
 			have_updates = true;
 			break;
@@ -319,6 +374,9 @@ raw_parse_args(int argc, char **argv, struct raw_opts *o)
 		case O_CREATE:
 			o->create = true;
 			break;
+		case O_PROCESSES:
+			o->processes = true;
+			break;
 		case O_HELP:
 			raw_usage(stdout);
 			exit(0);
@@ -336,6 +394,10 @@ raw_parse_args(int argc, char **argv, struct raw_opts *o)
 	    !have_updates) {
 		fprintf(stderr, "rawupdate: --dir, --files, --threads, "
 		    "--values-per-call and --updates are required\n");
+		rv = -1;
+	}
+	if (o->updates == 0 && !o->create) {
+		fprintf(stderr, "rawupdate: --updates 0 needs --create\n");
 		rv = -1;
 	}
 	if (o->nrras == 0) {
@@ -361,7 +423,7 @@ main(int argc, char **argv)
 	if (raw_parse_args(argc, argv, &opts) != 0)
 		return 2;
 
-	sh = calloc(1, sizeof(*sh));
+	sh = raw_shared_alloc(sizeof(*sh));
 	workers = calloc(opts.threads, sizeof(*workers));
 	if (sh == NULL || workers == NULL)
 		goto nomem;
@@ -369,7 +431,7 @@ main(int argc, char **argv)
 	atomic_flag_clear(&sh->err_taken);
 	sh->ncalls = opts.updates / opts.per_call +
 	    (opts.updates % opts.per_call != 0);
-	sh->files = calloc(opts.files, sizeof(*sh->files));
+	sh->files = raw_shared_alloc(opts.files * sizeof(*sh->files));
 	if (sh->files == NULL)
 		goto nomem;
 	for (uint64_t i = 0; i < opts.files; i++) {
@@ -414,14 +476,17 @@ main(int argc, char **argv)
 
 	if ((update_s = raw_run_phase(sh, workers, raw_update_thread)) < 0)
 		goto out;
+	if (opts.updates == 0)
+		update_s = 0.0;	/* create only: nothing was timed */
 
 	errors = atomic_load(&sh->errors);
 	written = opts.updates - atomic_load(&sh->failed_values);
-	printf("{\"files\":%" PRIu64 ",\"threads\":%" PRIu64
+	printf("{\"files\":%" PRIu64 ",\"%s\":%" PRIu64
 	    ",\"values_per_call\":%" PRIu64 ",\"updates\":%" PRIu64
 	    ",\"seconds\":%.6f,\"updates_per_s\":%.1f,\"errors\":%" PRIu64
 	    ",\"create_seconds\":%.6f}\n",
-	    opts.files, opts.threads, opts.per_call, opts.updates, update_s,
+	    opts.files, opts.processes ? "processes" : "threads",
+	    opts.threads, opts.per_call, opts.updates, update_s,
 	    update_s > 0 ? (double)written / update_s : 0.0, errors,
 	    create_s);
 	fflush(stdout);
@@ -440,7 +505,7 @@ out:
 	if (sh != NULL && sh->files != NULL) {
 		for (uint64_t i = 0; i < opts.files; i++)
 			free(sh->files[i].path);
-		free(sh->files);
+		munmap(sh->files, opts.files * sizeof(*sh->files));
 	}
 	if (workers != NULL) {
 		for (uint64_t i = 0; i < opts.threads; i++) {
@@ -449,6 +514,7 @@ out:
 		}
 	}
 	free(workers);
-	free(sh);
+	if (sh != NULL)
+		munmap(sh, sizeof(*sh));
 	return status;
 }

@@ -39,9 +39,9 @@ struct flist {
  * Why not malloc: generators allocating chunk by chunk grow their malloc
  * arenas in small steps, each taking the process's mmap lock for writing,
  * which stalls every writer's page faults inside librrd's mmap'd files.
- * Measured (bench/run.sh, 5 rounds): stressd/raw median 0.88 with malloc,
- * 0.97 with malloc tuned to grow in 64 MiB steps, which this does by
- * construction.  Slabs go back when the queue is destroyed (run end).
+ * Measured (bench/run.sh, since replaced by bench/compare; 5 rounds):
+ * stressd/raw median 0.88 with malloc, 0.97 with malloc tuned to grow in
+ * 64 MiB steps, which this does by construction.  Slabs go back when the queue is destroyed (run end).
  */
 struct pool {
 	struct queue_seg	*free[SEG_CLASSES];
