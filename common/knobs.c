@@ -1,4 +1,5 @@
 /* The run knob table and its JSON/text conversions. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,6 +85,13 @@ const struct knob knobs_table[] = {
 	  0, 86400,
 	  "end the run failed once every write has failed this long "
 	  "(0 = never)" },
+	{ "sync", "sync", NULL, KNOB_CHOICE, OFF(sync), "none", 0, 0,
+	  "none, data (fdatasync each file after its batch) or drop-caches "
+	  "(as root, sync and drop the page cache before the load): librrd "
+	  "never syncs, so without it a machine with much RAM measures its "
+	  "page cache, not its disk" },
+	{ "sweep_id", "sweep-id", NULL, KNOB_TEXT, OFF(sweep_id), "", 0, 0,
+	  "label shared by the runs of one stressctl sweep (set by sweep)" },
 };
 const size_t knobs_count = sizeof(knobs_table) / sizeof(knobs_table[0]);
 
@@ -119,6 +127,43 @@ knobs_find_property(const char *prop)
 		}
 	}
 	return NULL;
+}
+
+static const char *const sync_choices[] = {
+	"none", "data", "drop-caches", NULL		/* enum knobs_sync */
+};
+
+const char *const *
+knobs_choices(const struct knob *k)
+{
+	if (k->type == KNOB_CHOICE && strcmp(k->name, "sync") == 0)
+		return sync_choices;
+	return NULL;
+}
+
+/* The index of word among k's choices, or -1. */
+static int
+choice_index(const struct knob *k, const char *word)
+{
+	const char *const *c = knobs_choices(k);
+
+	for (int i = 0; c != NULL && c[i] != NULL; i++)
+		if (strcmp(c[i], word) == 0)
+			return i;
+	return -1;
+}
+
+/* k's choices as "a, b or c". */
+static void
+choice_list(const struct knob *k, char *buf, size_t len)
+{
+	const char *const *c = knobs_choices(k);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; c != NULL && c[i] != NULL && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" :
+		    c[i + 1] == NULL ? " or " : ", ", c[i]);
 }
 
 static void
@@ -175,6 +220,17 @@ set_from_text(struct stress_params *p, const struct knob *k, const char *v)
 		return 0;
 	case KNOB_RRAS:
 		return rras_set_text(p, v, err, sizeof(err));
+	case KNOB_CHOICE: {
+		int i = choice_index(k, v);
+
+		if (i == -1)
+			return -1;
+		*(unsigned *)(void *)base = (unsigned)i;
+		return 0;
+	}
+	case KNOB_TEXT:
+		snprintf(base, KNOBS_TEXT_MAX, "%s", v);
+		return 0;
 	}
 	return -1;
 }
@@ -217,8 +273,30 @@ type_name(enum knob_type t)
 	case KNOB_BOOL:		return "true or false";
 	case KNOB_STRING:	return "a string";
 	case KNOB_RRAS:		return "a list of RRA definitions";
+	case KNOB_CHOICE:	return "a string";
+	case KNOB_TEXT:		return "a string";
 	}
 	return "?";
+}
+
+/* A label goes into file names and tables: printable, no blanks or
+ * slashes, and short. */
+int
+knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
+    size_t errlen)
+{
+	if (len >= KNOBS_TEXT_MAX || strlen(s) != len) {
+		snprintf(err, errlen, "%s: at most %d characters, no NUL byte",
+		    k->name, KNOBS_TEXT_MAX - 1);
+		return -1;
+	}
+	for (; *s != '\0'; s++)
+		if (!isgraph((unsigned char)*s) || *s == '/') {
+			snprintf(err, errlen, "%s: only printable characters "
+			    "other than blanks and '/'", k->name);
+			return -1;
+		}
+	return 0;
 }
 
 static int
@@ -293,6 +371,14 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 		snprintf(base, sizeof(p->dir), "%s", s);
 		return 0;
 	}
+	case KNOB_TEXT:
+		if (t != json_type_string)
+			goto badtype;
+		if (knobs_check_text(k, json_object_get_string(v),
+		    (size_t)json_object_get_string_len(v), err, errlen) == -1)
+			return -1;
+		snprintf(base, KNOBS_TEXT_MAX, "%s", json_object_get_string(v));
+		return 0;
 	case KNOB_RRAS:
 		if (t == json_type_string)
 			return rras_set_text(p, json_object_get_string(v), err,
@@ -321,6 +407,22 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 			return -1;
 		}
 		return 0;
+	case KNOB_CHOICE: {
+		int i;
+
+		if (t != json_type_string)
+			goto badtype;
+		if ((i = choice_index(k, json_object_get_string(v))) == -1) {
+			char list[128];
+
+			choice_list(k, list, sizeof(list));
+			snprintf(err, errlen, "%s must be one of %s, not '%.64s'",
+			    k->name, list, json_object_get_string(v));
+			return -1;
+		}
+		*(unsigned *)(void *)base = (unsigned)i;
+		return 0;
+	}
 	}
 badtype:
 	snprintf(err, errlen, "%s must be %s, not %s", k->name,
@@ -423,6 +525,10 @@ knobs_parse_text(const struct knob *k, const char *text, char *err,
 		return NULL;
 	case KNOB_STRING:
 		return json_object_new_string(text);
+	case KNOB_TEXT:
+		if (knobs_check_text(k, text, strlen(text), err, errlen) == -1)
+			return NULL;
+		return json_object_new_string(text);
 	case KNOB_RRAS: {
 		json_object *a = json_object_new_array();
 		char *copy = strdup(text), *save = NULL, *tok;
@@ -433,6 +539,16 @@ knobs_parse_text(const struct knob *k, const char *text, char *err,
 		free(copy);
 		return a;
 	}
+	case KNOB_CHOICE:
+		if (choice_index(k, text) == -1) {
+			char list[128];
+
+			choice_list(k, list, sizeof(list));
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    list);
+			return NULL;
+		}
+		return json_object_new_string(text);
 	}
 	return NULL;
 }
@@ -460,6 +576,7 @@ knobs_to_json(const struct stress_params *p)
 			v = json_object_new_boolean(*(const bool *)base);
 			break;
 		case KNOB_STRING:
+		case KNOB_TEXT:
 			v = json_object_new_string(base);
 			break;
 		case KNOB_RRAS:
@@ -467,6 +584,10 @@ knobs_to_json(const struct stress_params *p)
 			for (size_t j = 0; j < p->nrras; j++)
 				json_object_array_add(v,
 				    json_object_new_string(p->rras[j]));
+			break;
+		case KNOB_CHOICE:
+			v = json_object_new_string(knobs_choices(k)[
+			    *(const unsigned *)(const void *)base]);
 			break;
 		}
 		json_object_object_add(o, k->name, v);

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #define KNOBS_MAX_RRAS		32
+#define KNOBS_TEXT_MAX		64	/* a KNOB_TEXT value, NUL included */
 #define KNOBS_DEFAULT_RRAS \
 	"RRA:AVERAGE:0.5:1:8928,RRA:AVERAGE:0.5:12:8784," \
 	"RRA:MIN:0.5:12:8784,RRA:MAX:0.5:12:8784"
@@ -42,6 +43,15 @@ struct stress_params {
 	uint64_t	seed;
 	double		sample_interval;
 	double		fail_after;
+	unsigned	sync;		/* enum knobs_sync */
+	char		sweep_id[KNOBS_TEXT_MAX];
+};
+
+/* The values of the sync knob, in the order of its choices. */
+enum knobs_sync {
+	KNOBS_SYNC_NONE,
+	KNOBS_SYNC_DATA,	/* fdatasync each file after its batch */
+	KNOBS_SYNC_DROP_CACHES,	/* drop the page cache before the load */
 };
 
 enum knob_type {
@@ -50,6 +60,9 @@ enum knob_type {
 	KNOB_BOOL,
 	KNOB_STRING,		/* char[4096] in the struct */
 	KNOB_RRAS,		/* list of RRA definitions */
+	KNOB_CHOICE,		/* one word of knobs_choices(); unsigned
+				   index in the struct */
+	KNOB_TEXT,		/* a label, char[KNOBS_TEXT_MAX]: not a path */
 };
 
 struct knob {
@@ -71,6 +84,8 @@ extern const char *const knobs_ignored_properties[];
 
 const struct knob	*knobs_find(const char *name);
 const struct knob	*knobs_find_property(const char *prop);
+/* The words a KNOB_CHOICE knob takes, NULL-terminated (NULL otherwise). */
+const char *const	*knobs_choices(const struct knob *k);
 
 /* Fill *p with every default. */
 void	knobs_defaults(struct stress_params *p);
@@ -89,6 +104,10 @@ int	knobs_apply(struct stress_params *p, json_object *args,
 /* Parse a text value (from a command line) into the JSON type the knob
  * takes.  Returns NULL and fills err on a bad value. */
 json_object	*knobs_parse_text(const struct knob *k, const char *text,
+	    char *err, size_t errlen);
+
+/* Check a KNOB_TEXT value of len bytes; -1 with err filled if bad. */
+int	knobs_check_text(const struct knob *k, const char *s, size_t len,
 	    char *err, size_t errlen);
 
 /* Every parameter as a JSON object (the echo in status and stress.log). */

@@ -926,7 +926,7 @@ text_runs(json_object *res)
 		printf("no runs recorded\n");
 		return;
 	}
-	t = output_cols_new("rllrrlll");
+	t = output_cols_new("rllrrllll");
 	output_cols_add(t, "ID");
 	output_cols_add(t, "STARTED");
 	output_cols_add(t, "STATE");
@@ -935,6 +935,7 @@ text_runs(json_object *res)
 	output_cols_add(t, "FS");
 	output_cols_add(t, "DIR");
 	output_cols_add(t, "MOUNT OPTIONS");
+	output_cols_add(t, "SWEEP");
 	for (size_t i = 0; i < json_object_array_length(runs); i++) {
 		json_object *r = json_object_array_get_idx(runs, i);
 		json_object *v = get(r, "started_at", NULL);
@@ -963,6 +964,11 @@ text_runs(json_object *res)
 			    json_object_get_string(v));
 		else
 			output_cols_add(t, "%s", json_object_get_string(v));
+		/* Empty outside a sweep. */
+		v = get(r, "sweep_id", NULL);
+		output_cols_add(t, "%s", json_object_is_type(v,
+		    json_type_string) && json_object_get_string_len(v) > 0 ?
+		    json_object_get_string(v) : "-");
 		for (size_t c = 0; c < NELEM(cells); c++)
 			free(cells[c]);
 	}

@@ -847,7 +847,8 @@ compare_histograms(json_object **reps, int n)
 		for (size_t j = 0; j < len; j++)
 			vals[nv++] = runs[i].e[j].value;
 	}
-	qsort(vals, nv, sizeof(*vals), cmp_int64);
+	if (nv > 0)	/* vals is NULL when no run has a histogram */
+		qsort(vals, nv, sizeof(*vals), cmp_int64);
 
 	align = output_nomem(malloc((size_t)n + 2));
 	memset(align, 'r', (size_t)n + 1);
@@ -992,8 +993,177 @@ compare_text(json_object **reps, int n)
 	compare_histograms(reps, n);
 }
 
-int
-records_compare(const struct records_ctx *ctx)
+/* ---------------------------------------------------------------- sweep */
+
+/* Mean, sample standard deviation (n - 1), min and max of one compare row
+ * over the done runs of sweep directory d; false if fewer than two. */
+struct spread {
+	int	n;
+	double	mean, sd, min, max;
+};
+
+static bool
+sweep_spread(const struct records_ctx *ctx, json_object **reps, int n, int d,
+    const char *path, struct spread *s)
+{
+	double sum = 0, sq = 0, x;
+
+	memset(s, 0, sizeof(*s));
+	for (int i = d; i < n; i += ctx->nsweep_dirs) {
+		const char *state = jstr(reps[i], "state");
+
+		/* A stopped or failed run would pull the mean. */
+		if (state == NULL || strcmp(state, "done") != 0 ||
+		    !jnum(reps[i], path, &x))
+			continue;
+		if (s->n == 0 || x < s->min)
+			s->min = x;
+		if (s->n == 0 || x > s->max)
+			s->max = x;
+		sum += x;
+		s->n++;
+	}
+	if (s->n < 2)
+		return false;
+	s->mean = sum / s->n;
+	for (int i = d; i < n; i += ctx->nsweep_dirs) {
+		const char *state = jstr(reps[i], "state");
+
+		if (state != NULL && strcmp(state, "done") == 0 &&
+		    jnum(reps[i], path, &x))
+			sq += (x - s->mean) * (x - s->mean);
+	}
+	s->sd = sqrt(sq / (s->n - 1));
+	return true;
+}
+
+/* The rows worth a mean: numbers that vary with the storage. */
+static bool
+sweep_row(const struct compare_row *r)
+{
+	return strcmp(r->path, "state") != 0 &&
+	    strcmp(r->path, "params.files") != 0;
+}
+
+static void
+sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
+{
+	struct output_cols *t;
+	struct spread s;
+	char *align;
+	bool any = false;
+	int nd = ctx->nsweep_dirs;
+
+	for (int d = 0; d < nd && !any; d++)
+		any = sweep_spread(ctx, reps, n, d, "counters.updates_completed",
+		    &s);
+	if (!any)
+		return;
+	printf("\nAcross repeats: mean +- sample standard deviation [min, max] "
+	    "of each\ndirectory's done runs\n");
+	align = output_nomem(malloc((size_t)nd + 2));
+	align[0] = 'l';
+	memset(align + 1, 'r', (size_t)nd);
+	align[nd + 1] = '\0';
+	t = output_cols_new(align);
+	output_cols_add(t, "%s", "");
+	for (int d = 0; d < nd; d++) {
+		const char *dir = ctx->sweep_dirs[d];
+		size_t len = strlen(dir);
+
+		if (len > COMPARE_MIN_COL)
+			output_cols_add(t, "...%s", dir + len -
+			    (COMPARE_MIN_COL - 3));
+		else
+			output_cols_add(t, "%s", dir);
+	}
+	output_cols_add(t, "done runs");
+	for (int d = 0; d < nd; d++) {
+		sweep_spread(ctx, reps, n, d, "counters.updates_completed", &s);
+		output_cols_add(t, "%d", s.n);
+	}
+	for (size_t r = 0; r < NCOMPARE_ROWS; r++) {
+		const char *fmt = compare_rows[r].dfmt ? compare_rows[r].dfmt :
+		    "%.1f";
+
+		if (!sweep_row(&compare_rows[r]) ||
+		    !row_present(reps, n, compare_rows[r].path))
+			continue;
+		output_cols_add(t, "%s", compare_rows[r].label);
+		for (int d = 0; d < nd; d++) {
+			char *m, *sd, *lo, *hi;
+
+			if (!sweep_spread(ctx, reps, n, d, compare_rows[r].path,
+			    &s)) {
+				output_cols_add(t, "-");
+				continue;
+			}
+			m = output_xprintf(fmt, s.mean);
+			sd = output_xprintf(fmt, s.sd);
+			lo = output_xprintf(fmt, s.min);
+			hi = output_xprintf(fmt, s.max);
+			output_cols_add(t, "%s +- %s [%s, %s]", m, sd, lo, hi);
+			free(m);
+			free(sd);
+			free(lo);
+			free(hi);
+		}
+	}
+	output_cols_print(t, 0);
+	output_cols_free(t);
+	free(align);
+}
+
+/* {"id": ID, "directories": [{"dir", "runs", "stats": {PATH: {n, mean,
+ * stddev, min, max}}}]} for --json. */
+static json_object *
+sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
+{
+	json_object *o = output_nomem(json_object_new_object());
+	json_object *dirs = output_nomem(json_object_new_array());
+	struct spread s;
+
+	json_object_object_add(o, "id", json_object_new_string(
+	    ctx->sweep_id ? ctx->sweep_id : ""));
+	for (int d = 0; d < ctx->nsweep_dirs; d++) {
+		json_object *e = output_nomem(json_object_new_object());
+		json_object *ids = output_nomem(json_object_new_array());
+		json_object *st = output_nomem(json_object_new_object());
+
+		json_object_object_add(e, "dir",
+		    json_object_new_string(ctx->sweep_dirs[d]));
+		for (int i = d; i < n; i += ctx->nsweep_dirs)
+			json_object_array_add(ids, json_object_get(jpath(reps[i],
+			    "run_id")));
+		json_object_object_add(e, "runs", ids);
+		for (size_t r = 0; r < NCOMPARE_ROWS; r++) {
+			json_object *v;
+
+			if (!sweep_row(&compare_rows[r]) ||
+			    !sweep_spread(ctx, reps, n, d, compare_rows[r].path,
+			    &s))
+				continue;
+			v = output_nomem(json_object_new_object());
+			json_object_object_add(v, "n", json_object_new_int(s.n));
+			json_object_object_add(v, "mean",
+			    json_object_new_double(s.mean));
+			json_object_object_add(v, "stddev",
+			    json_object_new_double(s.sd));
+			json_object_object_add(v, "min",
+			    json_object_new_double(s.min));
+			json_object_object_add(v, "max",
+			    json_object_new_double(s.max));
+			json_object_object_add(st, compare_rows[r].path, v);
+		}
+		json_object_object_add(e, "stats", st);
+		json_object_array_add(dirs, e);
+	}
+	json_object_object_add(o, "directories", dirs);
+	return o;
+}
+
+static int
+compare_runs(const struct records_ctx *ctx, bool sweep)
 {
 	json_object **reps, *all = NULL, *list;
 	int rc = CTL_EXIT_OK, got = 0;
@@ -1009,15 +1179,33 @@ records_compare(const struct records_ctx *ctx)
 		for (int i = 0; i < got; i++)
 			json_object_array_add(list, json_object_get(reps[i]));
 		json_object_object_add(all, "runs", list);
+		if (sweep)
+			json_object_object_add(all, "sweep",
+			    sweep_json(ctx, reps, got));
 		printf("%s\n", output_json_string(all));
-	} else
+	} else {
 		compare_text(reps, got);
+		if (sweep)
+			sweep_text(ctx, reps, got);
+	}
 fail:
 	json_object_put(all);
 	for (int i = 0; i < got; i++)
 		json_object_put(reps[i]);
 	free(reps);
 	return rc;
+}
+
+int
+records_compare(const struct records_ctx *ctx)
+{
+	return compare_runs(ctx, false);
+}
+
+int
+records_sweep(const struct records_ctx *ctx)
+{
+	return compare_runs(ctx, true);
 }
 
 /* ---------------------------------------------------------------- watch */

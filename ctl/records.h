@@ -36,6 +36,12 @@ struct records_ctx {
 	unsigned	  width, height; /* graph; 0: the default */
 	double		  interval;	/* watch; 0: the run's sample interval */
 	unsigned long	  count;	/* watch; 0: until the run ends */
+
+	/* sweep: runs[k] ran in a subdirectory of sweep_dirs[k %
+	 * nsweep_dirs]. */
+	char		**sweep_dirs;
+	int		  nsweep_dirs;
+	const char	 *sweep_id;
 };
 
 /* graph image size in pixels: default and bounds of --width/--height. */
@@ -52,6 +58,9 @@ bool	records_is_path(const char *run);
 /* Each returns stressctl's exit status. */
 int	records_report(const struct records_ctx *ctx);
 int	records_compare(const struct records_ctx *ctx);
+/* compare of a sweep's runs, then each directory's mean and spread across
+ * its repeats. */
+int	records_sweep(const struct records_ctx *ctx);
 int	records_watch(const struct records_ctx *ctx);
 int	records_graph(const struct records_ctx *ctx);
 

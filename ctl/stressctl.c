@@ -3,16 +3,21 @@
  * reply (see client.c for the transport, output.c for the rendering). */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -40,6 +45,7 @@ enum {
 	OPT_COUNT,
 	OPT_WIDTH,
 	OPT_HEIGHT,
+	OPT_REPEAT,
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };
@@ -52,6 +58,9 @@ struct ctl {
 	json_object		*args;		/* the request's "args" */
 	double			 timeout;	/* seconds, <= 0: none */
 	struct records_ctx	 rec;		/* for the record commands */
+	char			**sweep_dirs;	/* sweep --dir, absolute */
+	int			 nsweep_dirs;
+	unsigned long		 repeat;	/* sweep --repeat */
 };
 
 struct command {
@@ -78,6 +87,9 @@ struct command {
 
 static void usage_error(const struct command *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+static int number_option(const struct command *, const char *, const char *,
+    double, double, bool, double *);
+static int run_sweep(const struct records_ctx *);
 
 /* A usage message on stderr; the caller returns CTL_EXIT_USAGE. */
 static void
@@ -260,6 +272,8 @@ check_value(const struct knob *k, json_object *v, const char *what,
 		return PARSE_OK;
 	case KNOB_BOOL:
 	case KNOB_STRING:
+	case KNOB_CHOICE:	/* checked by knobs_parse_text */
+	case KNOB_TEXT:		/* likewise */
 		break;
 	}
 	return PARSE_OK;
@@ -415,6 +429,8 @@ knob_metavar(const struct knob *k)
 	case KNOB_BOOL:		return "[=BOOL]";
 	case KNOB_STRING:	return " PATH";
 	case KNOB_RRAS:		return " RRA";
+	case KNOB_CHOICE:	return " MODE";
+	case KNOB_TEXT:		return " TEXT";
 	}
 	return "";
 }
@@ -507,19 +523,49 @@ print_start_help(void)
 	print_exit_codes(stdout);
 }
 
+/* sweep: --dir adds a directory to sweep rather than setting the knob. */
 static int
-parse_start(struct ctl *ctl, int argc, char **argv)
+sweep_dir(struct ctl *ctl, const char *text)
+{
+	char **dirs, *path;
+
+	if (*text == '\0') {
+		usage_error(ctl->cmd, "--dir: empty path");
+		return CTL_EXIT_USAGE;
+	}
+	if ((path = absolute_path(text, true)) == NULL) {
+		fprintf(stderr, "stressctl sweep: --dir: cannot make '%s' "
+		    "absolute: %s\n", text, strerror(errno));
+		return CTL_EXIT_ERROR;
+	}
+	dirs = realloc(ctl->sweep_dirs, (size_t)(ctl->nsweep_dirs + 1) *
+	    sizeof(*dirs));
+	if (dirs == NULL) {
+		free(path);
+		fprintf(stderr, "stressctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	ctl->sweep_dirs = dirs;
+	dirs[ctl->nsweep_dirs++] = path;
+	return PARSE_OK;
+}
+
+/* The options of start; sweep takes them too, with --dir repeatable and
+ * --repeat. */
+static int
+parse_run_options(struct ctl *ctl, int argc, char **argv, bool sweep)
 {
 	static const struct option common[] = { COMMON_OPTIONS };
 	struct option *opts;
 	char **nonames = NULL;
 	size_t nopts = 0;
 	json_object *dir;
+	double d;
 	int c, ret = CTL_EXIT_USAGE;
 
 	/* The knob table drives the options: two per boolean (--X[=BOOL]
 	 * and --no-X), one per other knob, then the common ones. */
-	opts = calloc(2 * knobs_count + 5, sizeof(*opts));
+	opts = calloc(2 * knobs_count + 6, sizeof(*opts));
 	nonames = calloc(knobs_count, sizeof(*nonames));
 	if (opts == NULL || nonames == NULL)
 		goto nomem;
@@ -545,16 +591,39 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 	opts[nopts].name = "profile";
 	opts[nopts].has_arg = required_argument;
 	opts[nopts++].val = OPT_PROFILE;
+	if (sweep) {
+		opts[nopts].name = "repeat";
+		opts[nopts].has_arg = required_argument;
+		opts[nopts++].val = OPT_REPEAT;
+	}
 
 	while ((c = getopt_long(argc, argv, ":D:h", opts, NULL)) != -1) {
 		if (common_option(ctl, c))
 			continue;
 		if (c == 'h') {
-			print_start_help();
+			if (sweep)
+				print_command_usage(ctl->cmd);
+			else
+				print_start_help();
 			ret = CTL_EXIT_OK;
 			goto fail;
 		}
-		if (c == 'D') {
+		if (c == OPT_REPEAT) {
+			if ((ret = number_option(ctl->cmd, "--repeat", optarg,
+			    1, 1000, true, &d)) != PARSE_OK)
+				goto fail;
+			ctl->repeat = (unsigned long)d;
+		} else if (sweep && c >= OPT_KNOB &&
+		    c < OPT_KNOB + (int)knobs_count &&
+		    strcmp(knobs_table[c - OPT_KNOB].name, "dir") == 0) {
+			if ((ret = sweep_dir(ctl, optarg)) != PARSE_OK)
+				goto fail;
+		} else if (sweep && c >= OPT_KNOB &&
+		    c < OPT_KNOB + (int)knobs_count &&
+		    strcmp(knobs_table[c - OPT_KNOB].name, "sweep_id") == 0) {
+			usage_error(ctl->cmd, "--sweep-id: the sweep sets it");
+			goto fail;
+		} else if (c == 'D') {
 			if ((ret = set_property(ctl, optarg)) != PARSE_OK)
 				goto fail;
 		} else if (c == OPT_PROFILE) {
@@ -587,6 +656,17 @@ parse_start(struct ctl *ctl, int argc, char **argv)
 	}
 	if ((ret = no_operands(ctl->cmd, argc, argv)) != PARSE_OK)
 		goto fail;
+	ret = CTL_EXIT_USAGE;
+	if (sweep) {
+		if (ctl->nsweep_dirs == 0)
+			usage_error(ctl->cmd, "at least one --dir is required");
+		else if (json_object_object_get_ex(ctl->args, "dir", NULL))
+			usage_error(ctl->cmd, "-D stresstest.file: give the "
+			    "directories with --dir");
+		else
+			ret = PARSE_OK;
+		goto fail;
+	}
 	/* Caught here so a typo costs no round trip; the daemon checks too.
 	 * A profile may hold the dir. */
 	if ((!json_object_object_get_ex(ctl->args, "dir", &dir) ||
@@ -608,6 +688,19 @@ fail:
 	free(nonames);
 	free(opts);
 	return ret;
+}
+
+static int
+parse_start(struct ctl *ctl, int argc, char **argv)
+{
+	return parse_run_options(ctl, argc, argv, false);
+}
+
+static int
+parse_sweep(struct ctl *ctl, int argc, char **argv)
+{
+	ctl->repeat = 1;
+	return parse_run_options(ctl, argc, argv, true);
 }
 
 /* ---------------------------------------------------------------- others */
@@ -1069,6 +1162,31 @@ static const struct command commands[] = {
 	  "(default 300)\n"
 	  "  -h, --help             print this help and exit\n",
 	  parse_graph, VIEW_COUNT, NULL, records_graph },
+	{ "sweep", "--dir DIR... [options]",
+	  "run the same run in each directory and compare them",
+	  "The runs go one after another in the order A B C A B C ... (each "
+	  "directory\nonce per repeat, interleaved to expose drift), all with "
+	  "the same knobs, so\nthe same seed.  Each run writes fresh files "
+	  "in a new subdirectory\nDIR/sweep-ID-K (K: the run's number in the "
+	  "sweep), created by stressd;\nnothing is removed.  Each run is "
+	  "recorded as usual, its sweep_id knob set\nto ID (s-TIME-PID, "
+	  "shown by runs).  At the end the runs are compared as\nby compare; "
+	  "with --repeat above 1, each directory's mean, sample standard\n"
+	  "deviation, minimum and maximum across its done runs follow.  "
+	  "Progress goes to\nstderr.\n\n"
+	  "Options:\n"
+	  "  --dir DIR     a directory to sweep (repeatable; at least one)\n"
+	  "  --repeat N    runs per directory, 1 to 1000 (default 1)\n"
+	  "  --profile P   start every run from [profile P] of stressd.conf\n"
+	  "  -h, --help    print this help and exit\n"
+	  "and every option of start but --sweep-id (see stressctl start "
+	  "--help).\n\n"
+	  "Ctrl-C stops the current run with a drain, waits for it, prints "
+	  "the compare\nof the runs so far (the stopped one included, not in "
+	  "the means) and exits\nwith status 130; a second Ctrl-C exits at "
+	  "once.  A failed run does not end\nthe sweep, but the exit status "
+	  "is then 1; a refused start ends it.\n",
+	  parse_sweep, VIEW_COUNT, NULL, run_sweep },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 };
 
@@ -1258,6 +1376,199 @@ call_daemon(void *arg, const char *name, json_object *args, int *rc)
 	return res;
 }
 
+/* ---------------------------------------------------------------- sweep */
+
+static volatile sig_atomic_t sweep_interrupted;
+
+/* The first Ctrl-C asks the sweep to stop; a second one leaves at once. */
+static void
+sweep_sigint(int sig)
+{
+	static const char msg[] = "\nstressctl sweep: interrupted again\n";
+
+	if (sweep_interrupted) {
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) == -1)
+			_exit(128 + sig);
+		_exit(128 + sig);
+	}
+	sweep_interrupted = 1;
+}
+
+static const char *
+result_str(json_object *res, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_is_type(res, json_type_object) ||
+	    !json_object_object_get_ex(res, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int64_t
+result_id(json_object *res)
+{
+	json_object *v;
+
+	if (!json_object_is_type(res, json_type_object) ||
+	    !json_object_object_get_ex(res, "run_id", &v))
+		return -1;
+	return json_object_get_int64(v);
+}
+
+/*
+ * Follow run id to its end, polling stats (a blocking wait would not
+ * return on Ctrl-C); on Ctrl-C stop it with a drain.  Returns its final
+ * state (a new string), or NULL with *rc set on an error.
+ */
+static char *
+sweep_follow(struct ctl *ctl, int64_t id, int *rc)
+{
+	json_object *args, *res;
+	const char *state;
+	char *ret;
+
+	for (;;) {
+		if (sweep_interrupted) {
+			fprintf(stderr, "stressctl sweep: stopping run %" PRId64
+			    " (Ctrl-C again to quit at once)\n", id);
+			args = json_object_new_object();
+			json_object_object_add(args, "drain",
+			    json_object_new_boolean(1));
+			json_object_object_add(args, "wait",
+			    json_object_new_boolean(1));
+			res = call_daemon(ctl, "stop", args, rc);
+			json_object_put(args);
+		} else
+			res = call_daemon(ctl, "stats", NULL, rc);
+		if (res == NULL)
+			return NULL;
+		state = result_str(res, "state");
+		/* Another run than ours means ours has ended. */
+		if (state != NULL && (sweep_interrupted ||
+		    result_id(res) != id || strcmp(state, "done") == 0 ||
+		    strcmp(state, "stopped") == 0 ||
+		    strcmp(state, "failed") == 0 || strcmp(state, "idle") == 0))
+			break;
+		json_object_put(res);
+		/* Interrupted early by Ctrl-C, which is what we want. */
+		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+	}
+	ret = strdup(result_id(res) == id ? state : "ended");
+	json_object_put(res);
+	if (ret == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		*rc = CTL_EXIT_ERROR;
+	}
+	return ret;
+}
+
+/* The sweep command (a record command: it makes its own requests). */
+static int
+run_sweep(const struct records_ctx *rec)
+{
+	struct ctl *ctl = rec->call_arg;
+	struct records_ctx cmp = *rec;
+	struct sigaction sa = { .sa_handler = sweep_sigint }, old;
+	unsigned long total = ctl->repeat * (unsigned long)ctl->nsweep_dirs;
+	char sweep_id[KNOBS_TEXT_MAX], **ids, *sub = NULL, *state;
+	json_object *args = NULL, *res;
+	struct stat st;
+	unsigned long n = 0;
+	int rc = CTL_EXIT_OK, failed = 0;
+
+	snprintf(sweep_id, sizeof(sweep_id), "s-%lld-%ld",
+	    (long long)time(NULL), (long)getpid());
+	if ((ids = calloc(total, sizeof(*ids))) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	/* No SA_RESTART: the poll's sleep ends at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	for (n = 0; n < total && !sweep_interrupted; n++) {
+		const char *dir = ctl->sweep_dirs[n % (unsigned long)
+		    ctl->nsweep_dirs];
+		int64_t id;
+
+		free(sub);
+		if (asprintf(&sub, "%s/sweep-%s-%lu", dir, sweep_id, n + 1) ==
+		    -1) {
+			sub = NULL;
+			fprintf(stderr, "stressctl: out of memory\n");
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		/* Fresh files: stressd would continue existing ones. */
+		if (lstat(sub, &st) == 0) {
+			fprintf(stderr, "stressctl sweep: %s exists\n", sub);
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		json_object_put(args);
+		args = NULL;	/* deep_copy wants an empty destination */
+		if (json_object_deep_copy(ctl->args, &args, NULL) != 0) {
+			args = NULL;
+			fprintf(stderr, "stressctl: out of memory\n");
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		json_object_object_add(args, "dir", json_object_new_string(sub));
+		json_object_object_add(args, "sweep_id",
+		    json_object_new_string(sweep_id));
+		if ((res = call_daemon(ctl, "start", args, &rc)) == NULL) {
+			if (rc == CTL_EXIT_OK)	/* a dry run */
+				continue;
+			break;
+		}
+		id = result_id(res);
+		json_object_put(res);
+		if (id <= 0) {
+			fprintf(stderr, "stressctl sweep: start's reply has no "
+			    "run id\n");
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		fprintf(stderr, "stressctl sweep: run %" PRId64 " (%lu of %lu) "
+		    "in %s\n", id, n + 1, total, sub);
+		if ((ids[n] = output_xprintf("%" PRId64, id)) == NULL ||
+		    (state = sweep_follow(ctl, id, &rc)) == NULL)
+			break;
+		fprintf(stderr, "stressctl sweep: run %" PRId64 " %s\n", id,
+		    state);
+		if (strcmp(state, "failed") == 0)
+			failed = 1;
+		free(state);
+	}
+	json_object_put(args);
+	free(sub);
+	/* Compare what is recorded, whatever ended the sweep. */
+	cmp.runs = ids;
+	for (cmp.nruns = 0; (unsigned long)cmp.nruns < total &&
+	    ids[cmp.nruns] != NULL; cmp.nruns++)
+		;
+	cmp.name = "sweep";
+	cmp.sweep_dirs = ctl->sweep_dirs;
+	cmp.nsweep_dirs = ctl->nsweep_dirs;
+	cmp.sweep_id = sweep_id;
+	if (cmp.nruns > 0) {
+		int crc = records_sweep(&cmp);
+
+		if (rc == CTL_EXIT_OK)
+			rc = crc;
+	}
+	for (unsigned long i = 0; i < total; i++)
+		free(ids[i]);
+	free(ids);
+	if (sweep_interrupted)
+		return 128 + SIGINT;
+	sigaction(SIGINT, &old, NULL);
+	if (rc == CTL_EXIT_OK && failed)
+		rc = CTL_EXIT_ERROR;
+	return rc;
+}
+
 /* Show a reply's result with the command's view and check it. */
 static int
 show_reply(struct ctl *ctl, json_object *reply)
@@ -1360,5 +1671,8 @@ main(int argc, char **argv)
 fail:
 	json_object_put(reply);
 	json_object_put(ctl.args);
+	for (int i = 0; i < ctl.nsweep_dirs; i++)
+		free(ctl.sweep_dirs[i]);
+	free(ctl.sweep_dirs);
 	return ret;
 }

@@ -378,7 +378,7 @@ commands_metrics(struct evbuffer *out, void *arg)
 		  "insignificant files promoted by age", QC(promotion_count) },
 	};
 	struct queue_counters c;
-	struct hist *e2p = NULL, *call = NULL;
+	struct hist *e2p = NULL, *call = NULL, *fsync = NULL;
 	char name[128], labels[2048], id[32], dir[1024], fs[256];
 	uint64_t kinds[RRDFILE_NKINDS] = { 0 };
 	struct run *r = d.run;
@@ -416,13 +416,19 @@ commands_metrics(struct evbuffer *out, void *arg)
 	if (r != NULL && (e2p = hist_create()) != NULL &&
 	    (call = hist_create()) != NULL)
 		run_latency(r, e2p, call);
+	if (r != NULL && (fsync = hist_create()) != NULL)
+		run_sync_latency(r, fsync);
 	prom_histogram(out, "stressd_enqueue_to_persist_seconds",
 	    "time from a batch's oldest value being queued to its write "
 	    "ending", e2p, 1e-9, NULL);
 	prom_histogram(out, "stressd_update_call_seconds",
 	    "time one rrd_update_r call took", call, 1e-9, NULL);
+	prom_histogram(out, "stressd_fdatasync_seconds",
+	    "time the fdatasync after a written batch took (sync=data)",
+	    fsync, 1e-9, NULL);
 	hist_destroy(e2p);
 	hist_destroy(call);
+	hist_destroy(fsync);
 }
 
 /* A recorded run's report.json from STATE/runs/<id>/, or NULL. */
@@ -500,6 +506,7 @@ run_summary_json(json_object *rep)
 		{ "updates_completed", "counters", "updates_completed" },
 		{ "significant_avg", "queue_depth", "significant_ops_pending" },
 		{ "report", "files", "report" },
+		{ "sweep_id", "params", "sweep_id" },
 	};
 	json_object *o = json_object_new_object();
 

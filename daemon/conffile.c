@@ -375,6 +375,20 @@ knob_expected(const struct knob *k, char *e, size_t n)
 		snprintf(e, n, "expected up to %d RRA:... definitions "
 		    "separated by commas", KNOBS_MAX_RRAS);
 		break;
+	case KNOB_TEXT:
+		snprintf(e, n, "expected up to %d printable characters, no "
+		    "blanks or '/'", KNOBS_TEXT_MAX - 1);
+		break;
+	case KNOB_CHOICE: {
+		const char *const *c = knobs_choices(k);
+		size_t len = (size_t)snprintf(e, n, "expected");
+
+		for (int i = 0; c[i] != NULL && len < n; i++)
+			len += (size_t)snprintf(e + len, n - len, "%s%s",
+			    i == 0 ? " " : c[i + 1] == NULL ? " or " : ", ",
+			    c[i]);
+		break;
+	}
 	}
 }
 
@@ -439,6 +453,8 @@ knob_value(const struct knob *k, const char *text, char *e, size_t n)
 		break;
 	}
 	case KNOB_BOOL:
+	case KNOB_TEXT:		/* checked by knobs_parse_text */
+	case KNOB_CHOICE:	/* likewise */
 		break;
 	case KNOB_STRING:
 		if (*text == '\0' ? strcmp(k->name, "dir") == 0 : *text != '/')

@@ -151,6 +151,9 @@ report_json(const struct report_input *in)
 	json_object_object_add(x, "enqueue_to_persist",
 	    latency_json(in->enqueue_to_persist));
 	json_object_object_add(x, "update_call", latency_json(in->update_call));
+	/* sync=data: one fdatasync per written batch; empty otherwise. */
+	json_object_object_add(x, "fdatasync", in->fdatasync != NULL ?
+	    latency_json(in->fdatasync) : NULL);
 	json_object_object_add(o, "latency_ms", x);
 	json_object_object_add(o, "cpu", in->cpu_start != NULL ?
 	    cpustat_json(in->cpu_start, in->cpu_end) : NULL);
@@ -162,6 +165,9 @@ report_json(const struct report_input *in)
 	    (int64_t)c->updates_failed));
 	json_object_object_add(x, "creates_failed", json_object_new_int64(
 	    (int64_t)c->creates_failed));
+	/* Apart from count: the values of such a batch did land. */
+	json_object_object_add(x, "fdatasync_failed", json_object_new_int64(
+	    (int64_t)in->fdatasync_failed));
 	y = json_object_new_object();
 	for (int i = 0; i < RRDFILE_NKINDS; i++)
 		json_object_object_add(y, rrdfile_kind_name(i),

@@ -34,6 +34,8 @@ struct report_input {
 	double				 start_mono, end_mono;	/* end: now */
 	const struct sampler		*sampler;
 	const struct hist		*enqueue_to_persist, *update_call;
+	const struct hist		*fdatasync;	/* sync=data; NULL: none */
+	uint64_t			 fdatasync_failed;
 	const struct mountinfo		*mount;		/* NULL: unknown */
 	const char			*const *errors;	/* first messages */
 	unsigned			 nerrors;

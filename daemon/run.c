@@ -75,6 +75,8 @@ struct run {
 	 * report copies them into the scratch pair. */
 	pthread_mutex_t		 lat_mu;
 	struct hist		*e2p, *call, *e2p_copy, *call_copy;
+	struct hist		*fsync, *fsync_copy;	/* sync=data */
+	uint64_t		 fsync_failed;
 	/* Setup (directory checks, file scan) runs in a thread of its own
 	 * so the event loop keeps answering; see run_prepare. */
 	pthread_t		 setup_thread;
@@ -131,6 +133,32 @@ on_call_time(void *arg, uint64_t ns)
 	pthread_mutex_lock(&r->lat_mu);
 	hist_record(r->call, ns);
 	pthread_mutex_unlock(&r->lat_mu);
+}
+
+/* A failed fdatasync is no failed write (the values landed in the file):
+ * it is counted apart, and its message kept and logged like an error's. */
+static void
+on_sync_time(void *arg, uint64_t ns, const char *err)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->lat_mu);
+	if (err == NULL)
+		hist_record(r->fsync, ns);
+	else
+		r->fsync_failed++;
+	pthread_mutex_unlock(&r->lat_mu);
+	if (err == NULL)
+		return;
+	pthread_mutex_lock(&r->err_mu);
+	if (r->nkept < RUN_ERRORS_KEPT) {
+		snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", err);
+		log_warnx("run %u: %s", r->id, err);
+		if (r->nkept == RUN_ERRORS_KEPT)
+			log_warnx("run %u: further errors are only counted",
+			    r->id);
+	}
+	pthread_mutex_unlock(&r->err_mu);
 }
 
 static void
@@ -285,6 +313,35 @@ start_load(struct run *r)
 	    (unsigned long long)r->p.threads);
 }
 
+/* sync=drop-caches: write back dirty pages, then have the kernel drop the
+ * clean ones, so the run starts reading its files from disk. */
+static int
+drop_caches(struct run *r, const char **field, char *err, size_t errlen)
+{
+	static const char path[] = "/proc/sys/vm/drop_caches";
+	int fd;
+
+	if (geteuid() != 0)
+		BAD("sync", "sync drop-caches needs root (stressd runs as "
+		    "uid %u): it writes %s", (unsigned)geteuid(), path);
+	sync();
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		BAD("sync", "sync drop-caches: %s: %s", path, strerror(errno));
+	if (write(fd, "3\n", 2) != 2) {
+		int e = errno;
+
+		close(fd);
+		BAD("sync", "sync drop-caches: writing %s: %s", path,
+		    strerror(e));
+	}
+	close(fd);
+	log_info("run %u: sync drop-caches: synced and dropped the page "
+	    "cache (3 > %s)", r->id, path);
+	return 0;
+fail:
+	return -1;
+}
+
 /* Everything before the writers start; runs in the setup thread. */
 static int
 setup(struct run *r, const char **field, char *err, size_t errlen)
@@ -318,6 +375,10 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		BAD("files", "out of memory for %llu files",
 		    (unsigned long long)r->p.files);
 	if (scan_files(r, layout, field, err, errlen) == -1)
+		return -1;
+	/* After the scan, which read every reused file's header. */
+	if (r->p.sync == KNOBS_SYNC_DROP_CACHES &&
+	    drop_caches(r, field, err, errlen) == -1)
 		return -1;
 
 	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", r->state_dir,
@@ -376,6 +437,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	r->hooks.progress = on_progress;
 	r->hooks.call_time = on_call_time;
 	r->hooks.persisted = on_persisted;
+	r->hooks.sync_time = on_sync_time;
 	r->hooks.arg = r;
 	snprintf(r->state_dir, sizeof(r->state_dir), "%s", state_dir);
 	cpustat_read(&r->cpu0);	/* before setup: its thread counts */
@@ -383,6 +445,8 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	    (r->call = hist_create()) == NULL ||
 	    (r->e2p_copy = hist_create()) == NULL ||
 	    (r->call_copy = hist_create()) == NULL ||
+	    (r->fsync = hist_create()) == NULL ||
+	    (r->fsync_copy = hist_create()) == NULL ||
 	    sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
 	    pthread_create(&r->setup_thread, NULL, setup_main, r) != 0) {
 		run_free(r);
@@ -462,6 +526,9 @@ report_input_of(struct run *r, struct report_input *in,
 	hist_reset(r->call_copy);
 	hist_merge(r->e2p_copy, r->e2p);
 	hist_merge(r->call_copy, r->call);
+	hist_reset(r->fsync_copy);
+	hist_merge(r->fsync_copy, r->fsync);
+	in->fdatasync_failed = r->fsync_failed;
 	pthread_mutex_unlock(&r->lat_mu);
 	pthread_mutex_lock(&r->err_mu);
 	for (unsigned i = 0; i < r->nkept; i++)
@@ -479,6 +546,7 @@ report_input_of(struct run *r, struct report_input *in,
 	in->sampler = &r->sampler;
 	in->enqueue_to_persist = r->e2p_copy;
 	in->update_call = r->call_copy;
+	in->fdatasync = r->fsync_copy;
 	in->mount = r->have_mount ? &r->mount : NULL;
 	in->errors = msgs;
 	in->run_dir = r->run_dir;
@@ -528,6 +596,14 @@ run_latency(struct run *r, struct hist *enqueue_to_persist,
 	pthread_mutex_lock(&r->lat_mu);
 	hist_merge(enqueue_to_persist, r->e2p);
 	hist_merge(update_call, r->call);
+	pthread_mutex_unlock(&r->lat_mu);
+}
+
+void
+run_sync_latency(struct run *r, struct hist *fdatasync)
+{
+	pthread_mutex_lock(&r->lat_mu);
+	hist_merge(fdatasync, r->fsync);
 	pthread_mutex_unlock(&r->lat_mu);
 }
 
@@ -928,6 +1004,8 @@ run_free(struct run *r)
 	hist_destroy(r->call);
 	hist_destroy(r->e2p_copy);
 	hist_destroy(r->call_copy);
+	hist_destroy(r->fsync);
+	hist_destroy(r->fsync_copy);
 	pthread_mutex_destroy(&r->lat_mu);
 	free(r->replay);
 	pthread_mutex_destroy(&r->err_mu);

@@ -73,6 +73,8 @@ void		 run_errors_by_kind(struct run *r,
 /* Add the run's latency histograms into the given ones. */
 void		 run_latency(struct run *r, struct hist *enqueue_to_persist,
 		    struct hist *update_call);
+/* Merge the run's fdatasync times (sync=data) into fdatasync. */
+void		 run_sync_latency(struct run *r, struct hist *fdatasync);
 const char	*run_fs_type(const struct run *r);	/* "" if unknown */
 const char	*run_target_dir(const struct run *r);
 /* The run's record (report.json's object), fresh; NULL before launch. */

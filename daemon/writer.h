@@ -29,6 +29,9 @@ struct writer_hooks {
 	void	(*call_time)(void *arg, uint64_t ns);
 	/* a batch landed ns after its oldest value was queued */
 	void	(*persisted)(void *arg, uint64_t ns);
+	/* sync=data: the fdatasync after a batch took ns; err NULL, or a
+	 * message naming the file when it failed */
+	void	(*sync_time)(void *arg, uint64_t ns, const char *err);
 	void	*arg;
 };
 

@@ -176,6 +176,16 @@ start_daemon() {
 	done
 }
 
+# start_metrics_daemon [EXTRA ARGS]: start_daemon with /metrics on a free
+# loopback port; sets port and URL (skips the test without curl).
+start_metrics_daemon() {
+	command -v curl >/dev/null || skip "curl is not installed"
+	start_daemon --metrics-listen 127.0.0.1:0 "$@"
+	port=$(grep -oP 'serving metrics on .*\(port \K[0-9]+' "$DLOG" | tail -n 1)
+	[ -n "$port" ] || fail "no metrics port in the daemon log"
+	URL=http://127.0.0.1:$port
+}
+
 # stop_daemon SIGNAL SECONDS: signal the daemon, wait for it to exit, and
 # set DAEMON_RC to its exit status (fails the test if it does not exit).
 # shellcheck disable=SC2034  # DAEMON_RC is read by the tests

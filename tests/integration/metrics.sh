@@ -6,12 +6,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
-command -v curl >/dev/null || skip "curl is not installed"
-
-start_daemon --metrics-listen 127.0.0.1:0
-port=$(grep -oP 'serving metrics on .*\(port \K[0-9]+' "$DLOG" | tail -n 1)
-[ -n "$port" ] || fail "no metrics port in the daemon log"
-URL=http://127.0.0.1:$port
+start_metrics_daemon
 
 # before any run: valid, all zero
 body=$(curl -sf "$URL/metrics") || fail "GET /metrics failed before a run"
