@@ -544,13 +544,21 @@ own_socket(const char *path, unsigned mode, const char *group)
 		close(fd);
 		return -1;
 	}
+	/* The group decides who may start and stop runs: without it the
+	 * socket must not open up at all. */
 	if (group[0] != '\0') {
 		struct group *gr = getgrnam(group);
 
-		if (gr == NULL)
-			log_warnx("socket_group %s: no such group", group);
-		else if (chown(path, (uid_t)-1, gr->gr_gid) == -1)
-			log_warn("chown %s to group %s", path, group);
+		if (gr == NULL || chown(path, (uid_t)-1, gr->gr_gid) == -1) {
+			if (gr == NULL)
+				log_warnx("socket_group %s: no such group",
+				    group);
+			else
+				log_warn("chown %s to group %s", path, group);
+			close(fd);
+			unlink(path);
+			return -1;
+		}
 	}
 	if (chmod(path, (mode_t)mode) == -1)
 		log_warn("chmod %s", path);
@@ -594,16 +602,6 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	struct rlimit rl;
 	int fd = -1, act;
 
-	/* The soft limit (often 1024) is for select() users; the loop is
-	 * epoll, so take what the hard limit allows for many clients. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rlim_t want = rl.rlim_cur;
-
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
-			log_warn("raising the descriptor limit from %llu",
-			    (unsigned long long)want);
-	}
 	/* Clients must never take the descriptors the writers, the setup
 	 * thread and librrd need: the run's writes would fail. */
 	max_clients = CONTROL_MAX_CLIENTS;

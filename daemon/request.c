@@ -131,22 +131,56 @@ fail:
 	return -1;
 }
 
+/* The longest prefix of s no longer than n bytes that does not end
+ * inside a UTF-8 sequence (s[n] must be readable): json-c copies bytes
+ * past 0x7f as they are, so a cut character would make the reply
+ * invalid UTF-8. */
+static size_t
+utf8_prefix(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/* n, or less so that s[0..n) does not end in a cut UTF-8 sequence (as
+ * vsnprintf leaves a message cut at its buffer's size). */
+static size_t
+utf8_whole(const char *s, size_t n)
+{
+	size_t i = n, need;
+	unsigned char c;
+
+	while (i > 0 && n - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0)
+		return n;
+	c = (unsigned char)s[i - 1];
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return n - (i - 1) < need ? i - 1 : n;
+}
+
 json_object *
 request_error_reply(json_object *id, const char *code, const char *field,
     const char *message)
 {
 	json_object *r = json_object_new_object(), *e = json_object_new_object();
 	char msg[REQUEST_MAX_MESSAGE];
-	size_t len, cut;
+	size_t len, cut, n;
 
 	json_object_object_add(r, "ok", json_object_new_boolean(0));
 	if (id != NULL)
 		json_object_object_add(r, "id", json_object_get(id));
 	json_object_object_add(e, "code", json_object_new_string(code));
-	if (field != NULL)
+	if (field != NULL) {
+		n = strnlen(field, REQUEST_MAX_FIELD);
 		json_object_object_add(e, "field", json_object_new_string_len(
-		    field, (int)strnlen(field, REQUEST_MAX_FIELD)));
-	snprintf(msg, sizeof(msg), "%s", message);
+		    field, (int)utf8_prefix(field, n)));
+	}
+	n = strlen(message);
+	n = utf8_whole(message, n < sizeof(msg) ? n : sizeof(msg) - 1);
+	memcpy(msg, message, n);
+	msg[n] = '\0';
 	json_object_object_add(e, "message", json_object_new_string(msg));
 	json_object_object_add(r, "error", e);
 	/* A control byte of the client's escapes to six: halve the message
@@ -156,7 +190,8 @@ request_error_reply(json_object *id, const char *code, const char *field,
 		    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 		if (len < PROTO_MAX_LINE)
 			break;
-		snprintf(msg + cut / 2, sizeof(msg) - cut / 2, " [...]");
+		n = utf8_prefix(msg, cut / 2);
+		snprintf(msg + n, sizeof(msg) - n, " [...]");
 		json_object_object_add(e, "message",
 		    json_object_new_string(msg));
 	}

@@ -46,6 +46,7 @@ struct run {
 	time_t			 start_wall, end_wall;
 	bool			 stop_requested, discard;
 	bool			 shutdown_discard;	/* by a shutdown */
+	uint64_t		 discarded_before_shutdown;
 	bool			 failed;	/* ends failed, with reason */
 	uint64_t		 generated;	/* final, once ended */
 	struct queue_counters	 last;		/* window of "current" rates */
@@ -501,7 +502,8 @@ static void
 snapshot(struct run *r, struct queue_counters *c)
 {
 	queue_snapshot(r->q, c);
-	c->dropped_at_shutdown = r->shutdown_discard ? c->discarded : 0;
+	c->dropped_at_shutdown = r->shutdown_discard ?
+	    c->discarded - r->discarded_before_shutdown : 0;
 }
 
 /* The record's inputs, from the live queue or the final numbers; c and
@@ -759,10 +761,19 @@ run_stop(struct run *r, bool drain, const char *why)
 	if (!run_active(r))
 		return;
 	r->stop_requested = true;
-	r->discard = !drain;
+	/* A second stop may make a drain a discard, never the reverse. */
+	r->discard |= !drain;
 	if (why != NULL) {
-		snprintf(r->reason, sizeof(r->reason), "%s", why);
-		r->shutdown_discard = !drain;
+		/* A failed run keeps its reason: the shutdown is not why. */
+		if (!r->failed)
+			snprintf(r->reason, sizeof(r->reason), "%s", why);
+		if (!drain && !r->shutdown_discard) {
+			struct queue_counters c;
+
+			queue_snapshot(r->q, &c);
+			r->discarded_before_shutdown = c.discarded;
+			r->shutdown_discard = true;
+		}
 	}
 	if (r->lg != NULL)
 		loadgen_stop(r->lg);
@@ -770,7 +781,7 @@ run_stop(struct run *r, bool drain, const char *why)
 		queue_discard(r->q);
 	r->state = RUN_DRAINING;
 	log_info("run %u: stopping, %s", r->id,
-	    drain ? "draining the queue" : "discarding the queue");
+	    r->discard ? "discarding the queue" : "draining the queue");
 }
 
 void

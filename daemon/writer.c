@@ -68,8 +68,11 @@ struct writer_pool {
  *   no lock of its own in rrd_update_r (its error context is per thread),
  *   and its fcntl lock goes with the descriptor.
  * - What it had is leaked unless taken back: guard_release unmaps the file
- *   and closes its descriptors, found in /proc/self (a writer holds the
- *   file's reservation, so no other thread has it open).  The few hundred
+ *   and closes its descriptor, found in /proc/self: the map at the
+ *   faulting address (SIGBUS) or the one named path (SIGFPE), and only
+ *   when that inode is open once and has one link (a writer holds the
+ *   file's reservation, but a hard link or a rename could put the inode
+ *   in another writer's hands); otherwise they are left, and logged.  The few hundred
  *   bytes librrd had allocated are lost for good; under LeakSanitizer they
  *   show up as a leak below rrd_open or rrd_update_r.  rrd_create_r writes
  *   with write(2), not through a map, so it is not armed.
@@ -151,8 +154,8 @@ guard_release(const char *path, int sig, uintptr_t addr)
 	struct stat st;
 	struct dirent *de;
 	size_t nmaps = 0;
-	int closed = 0, unmapped = 0;
-	bool found = false, have_st;
+	int closed = 0, unmapped = 0, nfds = 0, the_fd = -1;
+	bool found = false, shared = false;
 	FILE *fp;
 	DIR *d;
 
@@ -160,27 +163,20 @@ guard_release(const char *path, int sig, uintptr_t addr)
 		log_warn("after a fault on %s: /proc/self/maps", path);
 		return;
 	}
-	have_st = stat(path, &st) == 0;
+	/* Which file librrd had: after a SIGBUS, the file mapped at the
+	 * faulting address, whatever its name now; after a SIGFPE, the map
+	 * named path (or "path (deleted)").  Never the inode path names
+	 * now: a file renamed over it may be another writer's. */
 	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
-	while (addr != 0 && !found && fgets(line, sizeof(line), fp) != NULL)
-		if (map_parse(line, &hit) && addr >= hit.start &&
-		    addr < hit.end)
-			found = hit.ino != 0 && ((have_st &&
-			    st.st_ino == hit.ino &&
-			    major(st.st_dev) == hit.maj &&
-			    minor(st.st_dev) == hit.min) ||
-			    strcmp(hit.name, path) == 0 ||
-			    strcmp(hit.name, deleted) == 0);
-	if (!found && have_st) {
-		hit.ino = st.st_ino;
-		hit.maj = major(st.st_dev);
-		hit.min = minor(st.st_dev);
-		found = true;
-	}
+	while (!found && fgets(line, sizeof(line), fp) != NULL)
+		if (map_parse(line, &hit) && hit.ino != 0)
+			found = addr != 0 ? addr >= hit.start &&
+			    addr < hit.end : strcmp(hit.name, path) == 0 ||
+			    strcmp(hit.name, deleted) == 0;
 	if (!found) {
 		fclose(fp);
-		log_warnx("after a fault on %s: file not found; its map and "
-		    "descriptor stay", path);
+		log_warnx("after a fault on %s: its map is not identified; "
+		    "its map and descriptor stay", path);
 		return;
 	}
 	/* madvise may split librrd's map into several lines. */
@@ -192,10 +188,9 @@ guard_release(const char *path, int sig, uintptr_t addr)
 			maps[nmaps++].end = m.end;
 		}
 	fclose(fp);
-	for (size_t i = 0; i < nmaps; i++)
-		if (munmap((void *)maps[i].start, maps[i].end -
-		    maps[i].start) == 0)
-			unmapped++;
+	/* librrd's one descriptor of that inode.  More than one, or a file
+	 * with several links, could be another writer's (hard-linked or
+	 * renamed files): then leak rather than pull a file from under it. */
 	if ((d = opendir("/proc/self/fd")) == NULL) {
 		log_warn("after a fault on %s: /proc/self/fd", path);
 		return;
@@ -208,10 +203,25 @@ guard_release(const char *path, int sig, uintptr_t addr)
 			continue;
 		if (fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_ino == hit.ino && major(st.st_dev) == hit.maj &&
-		    minor(st.st_dev) == hit.min && close((int)fd) == 0)
-			closed++;
+		    minor(st.st_dev) == hit.min) {
+			nfds++;
+			the_fd = (int)fd;
+			shared |= st.st_nlink > 1;
+		}
 	}
 	closedir(d);
+	if (nfds > 1 || shared || nmaps == sizeof(maps) / sizeof(maps[0])) {
+		log_warnx("after a fault on %s: its inode is open %d times "
+		    "or has other links; its map and descriptor stay", path,
+		    nfds);
+		return;
+	}
+	for (size_t i = 0; i < nmaps; i++)
+		if (munmap((void *)maps[i].start, maps[i].end -
+		    maps[i].start) == 0)
+			unmapped++;
+	if (nfds == 1 && close(the_fd) == 0)
+		closed++;
 	log_debug("after %s on %s: %d maps unmapped, %d descriptors closed",
 	    sig == SIGBUS ? "SIGBUS" : "SIGFPE", path, unmapped, closed);
 }

@@ -156,10 +156,15 @@ assert_eq "$(jget "$r" error.field)" id "257-byte id: field"
 # when every byte of the key escapes to six.
 long_key=$(head -c 65000 /dev/zero | tr '\0' a)
 ctl_key=$(for ((i = 0; i < 10000; i++)); do printf '\\u0001'; done)
-for key in "$long_key" "$ctl_key"; do
+# ... and stay valid UTF-8 where they are cut (30,001 two-byte letters).
+utf_key=$(head -c 30001 /dev/zero | tr '\0' x | sed 's/x/é/g')
+for key in "$long_key" "$ctl_key" "$utf_key"; do
 	r=$(rawreq '{"cmd":"stats","args":{"'"$key"'":1}}')
-	expect_error "$r" bad_argument "an unknown ${#key}-byte key"
-	assert_num "${#r}" '<' 65536 "reply to an unknown ${#key}-byte key: length"
+	expect_error "$r" bad_argument "an unknown ${#key}-character key"
+	assert_num "$(printf '%s' "$r" | wc -c)" '<' 65536 \
+	    "reply to an unknown ${#key}-character key: length"
+	printf '%s' "$r" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 ||
+	    fail "reply to an unknown ${#key}-character key is not valid UTF-8"
 done
 
 pad=$(head -c 71680 /dev/zero | tr '\0' x)
