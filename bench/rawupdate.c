@@ -37,6 +37,9 @@
 
 #include <rrd.h>
 
+#include "benchutil.h"
+#include "util.h"
+
 #define RAW_MAX_THREADS		1024
 #define RAW_MAX_RRAS		64
 #define RAW_VALUE_LEN		48	/* "ts:value" of one value, with NUL */
@@ -94,34 +97,6 @@ raw_usage(FILE *fp)
 	    "per rrd_update_r call, and prints one JSON line.  --create first\n"
 	    "(re)creates the files with last update --start; with --updates 0\n"
 	    "it only creates them.  --processes writes with W processes.\n");
-}
-
-static double
-raw_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int
-raw_parse_u64(const char *name, const char *text, uint64_t min, uint64_t max,
-    uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (*text == '\0' || *end != '\0' || errno != 0 ||
-	    strchr(text, '-') != NULL || v < min || v > max) {
-		fprintf(stderr, "rawupdate: --%s: '%s' is not an integer in "
-		    "[%" PRIu64 ", %" PRIu64 "]\n", name, text, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 /* Keep the first librrd error verbatim (with the file name): one message
@@ -257,7 +232,7 @@ raw_run_processes(struct raw_shared *sh, struct raw_worker *workers,
 		if (waitpid(pids[i], &st, 0) == -1 || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0)
 			atomic_fetch_add(&sh->errors, 1);
-	return started == sh->opts->threads ? raw_now() - t0 : -1.0;
+	return started == sh->opts->threads ? util_now() - t0 : -1.0;
 }
 
 /* Run fn on W threads over the shared cursor; returns seconds taken or a
@@ -271,7 +246,7 @@ raw_run_phase(struct raw_shared *sh, struct raw_worker *workers,
 	int rv;
 
 	atomic_store(&sh->cursor, 0);
-	t0 = raw_now();
+	t0 = util_now();
 	if (sh->opts->processes && fn == raw_update_thread)
 		return raw_run_processes(sh, workers, t0);
 	for (; started < sh->opts->threads; started++) {
@@ -286,7 +261,7 @@ raw_run_phase(struct raw_shared *sh, struct raw_worker *workers,
 	}
 	for (uint64_t i = 0; i < started; i++)
 		pthread_join(workers[i].tid, NULL);
-	return started == sh->opts->threads ? raw_now() - t0 : -1.0;
+	return started == sh->opts->threads ? util_now() - t0 : -1.0;
 }
 
 /* ----------------------------------------------------------------- main */
@@ -334,34 +309,34 @@ raw_parse_args(int argc, char **argv, struct raw_opts *o)
 			o->dir = optarg;
 			break;
 		case O_FILES:
-			rv |= raw_parse_u64("files", optarg, 1, 100000000,
-			    &o->files);
+			rv |= bench_parse_u64("rawupdate", "files", optarg, 1,
+			    100000000, &o->files);
 			have_files = true;
 			break;
 		case O_THREADS:
-			rv |= raw_parse_u64("threads", optarg, 1,
+			rv |= bench_parse_u64("rawupdate", "threads", optarg, 1,
 			    RAW_MAX_THREADS, &o->threads);
 			have_threads = true;
 			break;
 		case O_PERCALL:
 			/* librrd takes argc as an int. */
-			rv |= raw_parse_u64("values-per-call", optarg, 1,
-			    1000000, &o->per_call);
+			rv |= bench_parse_u64("rawupdate", "values-per-call",
+			    optarg, 1, 1000000, &o->per_call);
 			have_per_call = true;
 			break;
 		case O_UPDATES:
 			/* 0: create only (with --create). */
-			rv |= raw_parse_u64("updates", optarg, 0,
+			rv |= bench_parse_u64("rawupdate", "updates", optarg, 0,
 			    UINT64_C(1) << 48, &o->updates);
 			have_updates = true;
 			break;
 		case O_STEP:
-			rv |= raw_parse_u64("step", optarg, 1, 31536000,
-			    &o->step);
+			rv |= bench_parse_u64("rawupdate", "step", optarg, 1,
+			    31536000, &o->step);
 			break;
 		case O_START:
-			rv |= raw_parse_u64("start", optarg, 1, 4000000000U,
-			    &o->start);
+			rv |= bench_parse_u64("rawupdate", "start", optarg, 1,
+			    4000000000U, &o->start);
 			break;
 		case O_RRA:
 			if (o->nrras == RAW_MAX_RRAS) {

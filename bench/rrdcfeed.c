@@ -34,6 +34,9 @@
 
 #include <rrd.h>
 
+#include "benchutil.h"
+#include "util.h"
+
 #define FEED_MAX_CONN		64
 #define FEED_LINE_MAX		96	/* "UPDATE <n>.rrd <ts>:<v>\n" */
 
@@ -69,15 +72,6 @@ struct feed_stats {
 	uint64_t	data_sets_written;
 };
 
-static double
-feed_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 feed_usage(FILE *fp)
 {
@@ -88,42 +82,6 @@ feed_usage(FILE *fp)
 	    "Sends M updates to D/<n>.rrd (n < N) through rrdcached on PATH\n"
 	    "(started with -b D) in BATCH mode, FLUSHALL, waits for STATS to\n"
 	    "show them written, checks rrd_last, and prints one JSON line.\n");
-}
-
-static int
-feed_parse_u64(const char *name, const char *text, uint64_t min,
-    uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (*text == '\0' || *end != '\0' || errno != 0 ||
-	    strchr(text, '-') != NULL || v < min || v > max) {
-		fprintf(stderr, "rrdcfeed: --%s: '%s' is not an integer in "
-		    "[%" PRIu64 ", %" PRIu64 "]\n", name, text, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int
-feed_write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Read one line (without its newline) into buf; a tiny per-fd buffer
@@ -180,7 +138,7 @@ feed_connect(const char *path)
 static long
 feed_command(int fd, const char *cmd, char *line, size_t size)
 {
-	if (feed_write_all(fd, cmd, strlen(cmd)) == -1 ||
+	if (bench_write_all(fd, cmd, strlen(cmd)) == -1 ||
 	    feed_read_line(fd, line, size) == -1)
 		return -1000;
 	return strtol(line, NULL, 10);
@@ -226,8 +184,8 @@ feed_conn_main(void *arg)
 	char line[512];
 
 	c->errors = -1;
-	if (feed_write_all(c->fd, c->text, c->len) == -1 ||
-	    feed_write_all(c->fd, ".\n", 2) == -1) {
+	if (bench_write_all(c->fd, c->text, c->len) == -1 ||
+	    bench_write_all(c->fd, ".\n", 2) == -1) {
 		snprintf(c->first_err, sizeof(c->first_err), "write: %s",
 		    strerror(errno));
 		return NULL;
@@ -299,24 +257,24 @@ feed_parse_args(int argc, char **argv, struct feed_opts *o)
 			o->dir = optarg;
 			break;
 		case O_FILES:
-			rv |= feed_parse_u64("files", optarg, 1, 100000000,
-			    &o->files);
+			rv |= bench_parse_u64("rrdcfeed", "files", optarg, 1,
+			    100000000, &o->files);
 			break;
 		case O_UPDATES:
-			rv |= feed_parse_u64("updates", optarg, 1,
+			rv |= bench_parse_u64("rrdcfeed", "updates", optarg, 1,
 			    UINT64_C(1) << 32, &o->updates);
 			break;
 		case O_STEP:
-			rv |= feed_parse_u64("step", optarg, 1, 31536000,
-			    &o->step);
+			rv |= bench_parse_u64("rrdcfeed", "step", optarg, 1,
+			    31536000, &o->step);
 			break;
 		case O_CONNS:
-			rv |= feed_parse_u64("connections", optarg, 1,
-			    FEED_MAX_CONN, &o->conns);
+			rv |= bench_parse_u64("rrdcfeed", "connections", optarg,
+			    1, FEED_MAX_CONN, &o->conns);
 			break;
 		case O_TIMEOUT:
-			rv |= feed_parse_u64("timeout", optarg, 1, 86400,
-			    &timeout);
+			rv |= bench_parse_u64("rrdcfeed", "timeout", optarg, 1,
+			    86400, &timeout);
 			break;
 		case O_NULL:
 			o->null = true;
@@ -422,7 +380,7 @@ main(int argc, char **argv)
 		}
 	}
 
-	t0 = feed_now();
+	t0 = util_now();
 	for (uint64_t c = 0; c < o.conns; c++) {
 		if (o.null && pthread_create(&conns[c].drain_tid, NULL,
 		    feed_drain_main, &conns[c]) != 0)
@@ -435,7 +393,7 @@ main(int argc, char **argv)
 		/* The whole text in write(2) calls as large as the socket
 		 * takes, then EOF: the drain thread ends when it read all. */
 		for (uint64_t c = 0; c < o.conns; c++) {
-			if (feed_write_all(conns[c].fd, conns[c].text,
+			if (bench_write_all(conns[c].fd, conns[c].text,
 			    conns[c].len) == -1)
 				io_error = true;
 			shutdown(conns[c].fd, SHUT_WR);
@@ -444,7 +402,7 @@ main(int argc, char **argv)
 			pthread_join(conns[c].drain_tid, NULL);
 			io_error |= conns[c].drained != conns[c].len;
 		}
-		t_fed = t_end = feed_now();
+		t_fed = t_end = util_now();
 		goto report;
 	}
 	for (uint64_t c = 0; c < o.conns; c++) {
@@ -460,7 +418,7 @@ main(int argc, char **argv)
 			errors += conns[c].errors;
 		}
 	}
-	t_fed = feed_now();
+	t_fed = util_now();
 	if (io_error)
 		goto out;
 	if (feed_command(ctl, "FLUSHALL\n", line, sizeof(line)) != 0) {
@@ -477,10 +435,10 @@ main(int argc, char **argv)
 			goto out;
 		if (st.queue_length == 0 && st.data_sets_written -
 		    st0.data_sets_written >= o.updates - (uint64_t)errors) {
-			t_end = feed_now();
+			t_end = util_now();
 			break;
 		}
-		if (feed_now() - t0 > o.timeout) {
+		if (util_now() - t0 > o.timeout) {
 			fprintf(stderr, "rrdcfeed: not written after %.0f s: "
 			    "QueueLength %" PRIu64 ", %" PRIu64 " of %" PRIu64
 			    " data sets\n", o.timeout, st.queue_length,

@@ -27,6 +27,8 @@
 
 #include <json-c/json.h>
 
+#include "util.h"
+
 #define LAT_BUF		(256 * 1024)	/* longer than any stats reply */
 
 static const char lat_request[] = "{\"cmd\":\"stats\"}\n";
@@ -45,15 +47,6 @@ struct lat_reply {
 	uint64_t	completed;
 	uint64_t	generated;
 };
-
-static double
-lat_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int
 lat_cmp(const void *a, const void *b)
@@ -197,7 +190,7 @@ main(int argc, char **argv)
 	}
 
 	/* Untimed: wait for the run's load (creates come before it). */
-	t0 = lat_now();
+	t0 = util_now();
 	for (;;) {
 		if (lat_roundtrip(&c) == -1 || lat_parse(c.buf, &r) == -1) {
 			fprintf(stderr, "statslat: bad stats reply: %.200s\n",
@@ -214,7 +207,7 @@ main(int argc, char **argv)
 			status = 3;
 			goto out;
 		}
-		if (lat_now() - t0 > timeout) {
+		if (util_now() - t0 > timeout) {
 			fprintf(stderr, "statslat: run %ld not running after "
 			    "%.0f s (state %s of run %" PRId64 ")\n", run_id,
 			    timeout, r.state, r.run_id);
@@ -224,14 +217,14 @@ main(int argc, char **argv)
 	}
 
 	for (long i = 0; i < nreq; i++) {
-		double a = lat_now(), b;
+		double a = util_now(), b;
 
 		if (lat_roundtrip(&c) == -1) {
 			fprintf(stderr, "statslat: request %ld: no reply\n",
 			    i + 1);
 			goto out;
 		}
-		b = lat_now();
+		b = util_now();
 		ms[i] = (b - a) * 1e3;
 		sum += ms[i];
 		/* Parsing is the client's work: outside the timed part. */
