@@ -766,6 +766,22 @@ cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A table of a label column (aligned 'l' or 'r') and n right-aligned
+ * columns, one a run (or a directory). */
+static struct output_cols *
+run_columns(char first, int n)
+{
+	char *align = output_nomem(malloc((size_t)n + 2));
+	struct output_cols *t;
+
+	align[0] = first;
+	memset(align + 1, 'r', (size_t)n);
+	align[n + 1] = '\0';
+	t = output_cols_new(align);
+	free(align);
+	return t;
+}
+
 /* The histograms of significant_ops_pending side by side: the union of
  * the values, each run's count (and share of its samples) beside them. */
 
@@ -794,7 +810,6 @@ compare_histograms(json_object **reps, int n)
 	size_t nv = 0, cap = 0;
 	struct output_cols *t;
 	struct hrun *runs;
-	char *align;
 	bool bucketed = false;
 
 	for (int i = 0; i < n; i++) {
@@ -850,10 +865,7 @@ compare_histograms(json_object **reps, int n)
 	if (nv > 0)	/* vals is NULL when no run has a histogram */
 		qsort(vals, nv, sizeof(*vals), cmp_int64);
 
-	align = output_nomem(malloc((size_t)n + 2));
-	memset(align, 'r', (size_t)n + 1);
-	align[n + 1] = '\0';
-	t = output_cols_new(align);
+	t = run_columns('r', n);
 	output_cols_add(t, "value");
 	for (int i = 0; i < n; i++) {
 		char *id = jtext(reps[i], "run_id", NULL);
@@ -882,7 +894,6 @@ compare_histograms(json_object **reps, int n)
 	free(runs);
 	output_cols_print(t, 2);
 	output_cols_free(t);
-	free(align);
 	free(vals);
 }
 
@@ -891,7 +902,7 @@ compare_text(json_object **reps, int n)
 {
 	struct output_cols *t;
 	size_t width = COMPARE_MIN_COL, lines = 0;
-	char *align, *cell;
+	char *cell;
 	const char *host0 = jstr(reps[0], "host.name");
 	bool hosts_differ = false;
 
@@ -911,11 +922,7 @@ compare_text(json_object **reps, int n)
 		}
 	}
 
-	align = output_nomem(malloc((size_t)n + 2));
-	align[0] = 'l';
-	memset(align + 1, 'r', (size_t)n);
-	align[n + 1] = '\0';
-	t = output_cols_new(align);
+	t = run_columns('l', n);
 
 	/* Heading: run id, host (if they differ), fs type, the directory
 	 * (its end, if long) and the mount options wrapped at commas. */
@@ -989,7 +996,6 @@ compare_text(json_object **reps, int n)
 	}
 	output_cols_print(t, 0);
 	output_cols_free(t);
-	free(align);
 	compare_histograms(reps, n);
 }
 
@@ -1050,7 +1056,6 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 {
 	struct output_cols *t;
 	struct spread s;
-	char *align;
 	bool any = false;
 	int nd = ctx->nsweep_dirs;
 
@@ -1061,11 +1066,7 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 		return;
 	printf("\nAcross repeats: mean +- sample standard deviation [min, max] "
 	    "of each\ndirectory's done runs\n");
-	align = output_nomem(malloc((size_t)nd + 2));
-	align[0] = 'l';
-	memset(align + 1, 'r', (size_t)nd);
-	align[nd + 1] = '\0';
-	t = output_cols_new(align);
+	t = run_columns('l', nd);
 	output_cols_add(t, "%s", "");
 	for (int d = 0; d < nd; d++) {
 		const char *dir = ctx->sweep_dirs[d];
@@ -1111,7 +1112,6 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	}
 	output_cols_print(t, 0);
 	output_cols_free(t);
-	free(align);
 }
 
 /* {"id": ID, "directories": [{"dir", "runs", "stats": {PATH: {n, mean,

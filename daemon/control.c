@@ -131,21 +131,10 @@ send_json(struct control_conn *c, json_object *reply)
 	}
 }
 
-static json_object *
-envelope(json_object *id, bool ok)
-{
-	json_object *r = json_object_new_object();
-
-	json_object_object_add(r, "ok", json_object_new_boolean(ok));
-	if (id != NULL)
-		json_object_object_add(r, "id", json_object_get(id));
-	return r;
-}
-
 void
 control_reply_ok(struct control_conn *c, json_object *id, json_object *result)
 {
-	json_object *r = envelope(id, true);
+	json_object *r = request_envelope(id, true);
 
 	json_object_object_add(r, "result", result);
 	send_json(c, r);

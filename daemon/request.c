@@ -131,6 +131,17 @@ fail:
 	return -1;
 }
 
+json_object *
+request_envelope(json_object *id, bool ok)
+{
+	json_object *r = json_object_new_object();
+
+	json_object_object_add(r, "ok", json_object_new_boolean(ok));
+	if (id != NULL)
+		json_object_object_add(r, "id", json_object_get(id));
+	return r;
+}
+
 /* The longest prefix of s no longer than n bytes that does not end
  * inside a UTF-8 sequence (s[n] must be readable): json-c copies bytes
  * past 0x7f as they are, so a cut character would make the reply
@@ -164,13 +175,11 @@ json_object *
 request_error_reply(json_object *id, const char *code, const char *field,
     const char *message)
 {
-	json_object *r = json_object_new_object(), *e = json_object_new_object();
+	json_object *r = request_envelope(id, false);
+	json_object *e = json_object_new_object();
 	char msg[REQUEST_MAX_MESSAGE];
 	size_t len, cut, n;
 
-	json_object_object_add(r, "ok", json_object_new_boolean(0));
-	if (id != NULL)
-		json_object_object_add(r, "id", json_object_get(id));
 	json_object_object_add(e, "code", json_object_new_string(code));
 	if (field != NULL) {
 		n = strnlen(field, REQUEST_MAX_FIELD);

@@ -64,6 +64,8 @@ struct request_error {
  */
 int	request_parse(const char *line, size_t len, struct request *req,
 	    struct request_error *err);
+/* A reply's envelope {"ok": ok, "id": id} (no id when id is NULL). */
+json_object *request_envelope(json_object *id, bool ok);
 /*
  * The error reply {"ok": false, "id", "error": {code, field, message}}
  * (id may be NULL), always shorter than PROTO_MAX_LINE: the field is
