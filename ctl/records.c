@@ -766,6 +766,42 @@ cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether the runs come from more than one host; a record without a host
+ * name counts as one host of its own. */
+static bool
+hosts_differ(json_object **reps, int n)
+{
+	const char *host0 = jstr(reps[0], "host.name");
+
+	for (int i = 1; i < n; i++) {
+		const char *h = jstr(reps[i], "host.name");
+
+		if ((h == NULL) != (host0 == NULL) ||
+		    (h != NULL && strcmp(h, host0) != 0))
+			return true;
+	}
+	return false;
+}
+
+/* A run's name in compare: "run ID", or "run ID@HOST" when the runs come
+ * from several hosts, where run ids are each host's own and the same id
+ * may well name two different runs. */
+static char *
+run_label(json_object *rep, bool by_host)
+{
+	char *id = jtext(rep, "run_id", NULL), *host, *label;
+
+	if (!by_host)
+		label = output_xprintf("run %s", id);
+	else {
+		host = jtext(rep, "host.name", NULL);
+		label = output_xprintf("run %s@%s", id, host);
+		free(host);
+	}
+	free(id);
+	return label;
+}
+
 /* A table of a label column (aligned 'l' or 'r') and n right-aligned
  * columns, one a run (or a directory). */
 static struct output_cols *
@@ -802,7 +838,7 @@ cmp_hval(const void *a, const void *b)
 }
 
 static void
-compare_histograms(json_object **reps, int n)
+compare_histograms(json_object **reps, int n, bool by_host)
 {
 	static const char *const key =
 	    "queue_depth.significant_ops_pending.histogram";
@@ -824,10 +860,10 @@ compare_histograms(json_object **reps, int n)
 	if (bucketed) {
 		for (int i = 0; i < n; i++) {
 			json_object *h = jpath(reps[i], key);
-			char *id = jtext(reps[i], "run_id", NULL);
+			char *label = run_label(reps[i], by_host);
 
-			printf("  run %s\n", id);
-			free(id);
+			printf("  %s\n", label);
+			free(label);
 			if (json_object_is_type(h, json_type_array))
 				print_histogram(h, 4);
 			else
@@ -868,10 +904,10 @@ compare_histograms(json_object **reps, int n)
 	t = run_columns('r', n);
 	output_cols_add(t, "value");
 	for (int i = 0; i < n; i++) {
-		char *id = jtext(reps[i], "run_id", NULL);
+		char *label = run_label(reps[i], by_host);
 
-		output_cols_add(t, "run %s", id);
-		free(id);
+		output_cols_add(t, "%s", label);
+		free(label);
 	}
 	for (size_t k = 0; k < nv; k++) {
 		if (k > 0 && vals[k] == vals[k - 1])
@@ -903,16 +939,14 @@ compare_text(json_object **reps, int n)
 	struct output_cols *t;
 	size_t width = COMPARE_MIN_COL, lines = 0;
 	char *cell;
-	const char *host0 = jstr(reps[0], "host.name");
-	bool hosts_differ = false;
+	bool by_host = hosts_differ(reps, n);
 
-	/* The run columns are as wide as their widest value. */
+	/* The run columns are as wide as their widest value or heading. */
 	for (int i = 0; i < n; i++) {
-		const char *h = jstr(reps[i], "host.name");
-
-		if ((h == NULL) != (host0 == NULL) ||
-		    (h != NULL && strcmp(h, host0) != 0))
-			hosts_differ = true;
+		cell = run_label(reps[i], by_host);
+		if (strlen(cell) > width)
+			width = strlen(cell);
+		free(cell);
 		for (size_t r = 0; r < NCOMPARE_ROWS; r++) {
 			cell = jtext(reps[i], compare_rows[r].path,
 			    compare_rows[r].dfmt);
@@ -924,21 +958,14 @@ compare_text(json_object **reps, int n)
 
 	t = run_columns('l', n);
 
-	/* Heading: run id, host (if they differ), fs type, the directory
-	 * (its end, if long) and the mount options wrapped at commas. */
+	/* Heading: run id (with the host, if they differ), fs type, the
+	 * directory (its end, if long) and the mount options wrapped at
+	 * commas. */
 	output_cols_add(t, "%s", "");
 	for (int i = 0; i < n; i++) {
-		cell = jtext(reps[i], "run_id", NULL);
-		output_cols_add(t, "run %s", cell);
+		cell = run_label(reps[i], by_host);
+		output_cols_add(t, "%s", cell);
 		free(cell);
-	}
-	if (hosts_differ) {
-		output_cols_add(t, "host");
-		for (int i = 0; i < n; i++) {
-			cell = jtext(reps[i], "host.name", NULL);
-			output_cols_add(t, "%.*s", (int)width, cell);
-			free(cell);
-		}
 	}
 	output_cols_add(t, "filesystem");
 	for (int i = 0; i < n; i++) {
@@ -996,7 +1023,7 @@ compare_text(json_object **reps, int n)
 	}
 	output_cols_print(t, 0);
 	output_cols_free(t);
-	compare_histograms(reps, n);
+	compare_histograms(reps, n, by_host);
 }
 
 /* ---------------------------------------------------------------- sweep */
