@@ -92,6 +92,13 @@ const struct knob knobs_table[] = {
 	  "page cache, not its disk" },
 	{ "sweep_id", "sweep-id", NULL, KNOB_TEXT, OFF(sweep_id), "", 0, 0,
 	  "label shared by the runs of one stressctl sweep (set by sweep)" },
+	{ "flush_timeout", "flush-timeout", NULL, KNOB_DOUBLE,
+	  OFF(flush_timeout), "300", 0, 86400,
+	  "target rrdcached: seconds the end of a run waits for rrdcached to "
+	  "write what it holds after FLUSHALL (then the run fails)" },
+	{ "target", "target", NULL, KNOB_TEXT, OFF(target), "librrd", 0, 0,
+	  "librrd (writers update the files) or rrdcached:ADDR (writers send "
+	  "to that rrdcached; ADDR unix:/path, host or host:port)" },
 };
 const size_t knobs_count = sizeof(knobs_table) / sizeof(knobs_table[0]);
 
@@ -279,6 +286,43 @@ type_name(enum knob_type t)
 	return "?";
 }
 
+/* target: librrd, or rrdcached:ADDR with ADDR as rrdcached takes it
+ * (unix:/path or /path; host, host:port or [v6]:port). */
+static int
+check_target(const char *s, char *err, size_t errlen)
+{
+	const char *a = s + strlen("rrdcached:");
+
+	if (strcmp(s, "librrd") == 0)
+		return 0;
+	if (strncmp(s, "rrdcached:", strlen("rrdcached:")) != 0) {
+		snprintf(err, errlen, "target: '%.64s' is neither librrd nor "
+		    "rrdcached:ADDR", s);
+		return -1;
+	}
+	if (strncmp(a, "unix:", 5) == 0)
+		a += 5;
+	if (*a == '\0' || (*a != '/' && a != s + strlen("rrdcached:"))) {
+		snprintf(err, errlen, "target: '%.64s' names no rrdcached "
+		    "address (unix:/path, /path, host or host:port)", s);
+		return -1;
+	}
+	for (; *a != '\0'; a++)
+		if (!isgraph((unsigned char)*a)) {
+			snprintf(err, errlen, "target: the address may not "
+			    "hold blanks or control characters");
+			return -1;
+		}
+	return 0;
+}
+
+const char *
+knobs_rrdcached_addr(const struct stress_params *p)
+{
+	return strncmp(p->target, "rrdcached:", 10) == 0 ? p->target + 10 :
+	    NULL;
+}
+
 /* A label goes into file names and tables: printable, no blanks or
  * slashes, and short. */
 int
@@ -290,6 +334,8 @@ knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
 		    k->name, KNOBS_TEXT_MAX - 1);
 		return -1;
 	}
+	if (strcmp(k->name, "target") == 0)
+		return check_target(s, err, errlen);
 	for (; *s != '\0'; s++)
 		if (!isgraph((unsigned char)*s) || *s == '/') {
 			snprintf(err, errlen, "%s: only printable characters "
@@ -478,6 +524,15 @@ check:
 			    p->rras[i]);
 			return -1;
 		}
+	/* rrdcached writes the files later, in its own threads: there is
+	 * nothing on disk to sync after a batch. */
+	if (p->sync == KNOBS_SYNC_DATA && knobs_rrdcached_addr(p) != NULL) {
+		*field = "sync";
+		snprintf(err, errlen, "sync data needs target librrd: with "
+		    "an rrdcached target the writers only hand values to "
+		    "rrdcached, which writes them later");
+		return -1;
+	}
 	return 0;
 }
 

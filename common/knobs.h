@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #define KNOBS_MAX_RRAS		32
-#define KNOBS_TEXT_MAX		64	/* a KNOB_TEXT value, NUL included */
+#define KNOBS_TEXT_MAX		128	/* a KNOB_TEXT value, NUL included */
 #define KNOBS_DEFAULT_RRAS \
 	"RRA:AVERAGE:0.5:1:8928,RRA:AVERAGE:0.5:12:8784," \
 	"RRA:MIN:0.5:12:8784,RRA:MAX:0.5:12:8784"
@@ -45,6 +45,8 @@ struct stress_params {
 	double		fail_after;
 	unsigned	sync;		/* enum knobs_sync */
 	char		sweep_id[KNOBS_TEXT_MAX];
+	double		flush_timeout;
+	char		target[KNOBS_TEXT_MAX];	/* librrd | rrdcached:ADDR */
 };
 
 /* The values of the sync knob, in the order of its choices. */
@@ -107,6 +109,8 @@ json_object	*knobs_parse_text(const struct knob *k, const char *text,
 	    char *err, size_t errlen);
 
 /* Check a KNOB_TEXT value of len bytes; -1 with err filled if bad. */
+/* The rrdcached address of target rrdcached:ADDR, NULL for librrd. */
+const char	*knobs_rrdcached_addr(const struct stress_params *p);
 int	knobs_check_text(const struct knob *k, const char *s, size_t len,
 	    char *err, size_t errlen);
 

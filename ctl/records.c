@@ -452,11 +452,11 @@ print_percentiles(json_object *d, int indent)
 	putchar('\n');
 }
 
+/* A queue's distribution d: average, percentiles, histogram. */
 static void
-print_queue(json_object *rep, const char *key, const char *title,
+print_dist(json_object *d, const char *key, const char *title,
     bool histogram)
 {
-	json_object *d = jpath(jpath(rep, "queue_depth"), key);
 	json_object *hist = jpath(d, "histogram");
 	char *avg = jtext(d, "average", "%.2f");
 
@@ -466,6 +466,46 @@ print_queue(json_object *rep, const char *key, const char *title,
 	if (histogram && json_object_is_type(hist, json_type_array) &&
 	    json_object_array_length(hist) > 0)
 		print_histogram(hist, 2);
+}
+
+static void
+print_queue(json_object *rep, const char *key, const char *title,
+    bool histogram)
+{
+	print_dist(jpath(jpath(rep, "queue_depth"), key), key, title,
+	    histogram);
+}
+
+/* A target rrdcached's queue beside ours, and what it did in the run. */
+static void
+print_rrdcached(json_object *rc)
+{
+	static const char *const grew[] = {
+		"UpdatesReceived", "DataSetsWritten", "UpdatesWritten"
+	};
+	json_object *start = jpath(rc, "at_start"), *end = jpath(rc, "latest");
+	char *a = jtext(rc, "address", NULL), *title;
+	double v0, v1;
+
+	title = output_xprintf("rrdcached %s: files waiting to be written",
+	    a);
+	print_dist(jpath(rc, "queue_length"), "QueueLength", title, true);
+	free(title);
+	free(a);
+	printf("  during the run:");
+	for (size_t i = 0; i < sizeof(grew) / sizeof(*grew); i++) {
+		if (jnum(start, grew[i], &v0) && jnum(end, grew[i], &v1))
+			printf("%s %s +%.0f", i ? "," : "", grew[i], v1 - v0);
+		else
+			printf("%s %s -", i ? "," : "", grew[i]);
+	}
+	putchar('\n');
+	if (jnum(rc, "flush_s", &v0))
+		printf("  all written %.3f s after the closing FLUSHALL\n", v0);
+	else
+		printf("  not (yet) all written after a closing FLUSHALL\n");
+	if (jnum(rc, "samples_without_stats", &v0) && v0 > 0)
+		printf("  %.0f samples without its STATS (no answer)\n", v0);
 }
 
 static void
@@ -621,6 +661,10 @@ report_text(json_object *rep)
 	putchar('\n');
 	print_queue(rep, "total_operations_pending", "Total operations pending",
 	    false);
+	if (jpath(rep, "rrdcached") != NULL) {
+		putchar('\n');
+		print_rrdcached(jpath(rep, "rrdcached"));
+	}
 	putchar('\n');
 	print_latency(rep);
 	putchar('\n');
@@ -713,6 +757,10 @@ static const struct compare_row compare_rows[] = {
 	  "%.3f" },
 	{ "rrd_update call p50 (ms)", "latency_ms.update_call.p50", "%.3f" },
 	{ "rrd_update call p99 (ms)", "latency_ms.update_call.p99", "%.3f" },
+	/* Only where some run had an rrdcached target (row_present). */
+	{ "rrdcached queue avg", "rrdcached.queue_length.average", "%.2f" },
+	{ "rrdcached queue max", "rrdcached.queue_length.max", NULL },
+	{ "rrdcached flush (s)", "rrdcached.flush_s", "%.3f" },
 	{ "errors", "errors.count", NULL },
 };
 
@@ -1553,18 +1601,20 @@ records_watch(const struct records_ctx *ctx)
 /* ---------------------------------------------------------------- graph */
 
 /* The largest values of the queues and of the update rate in the RRD
- * over [start, end], so the rate can share the graph on a second axis. */
+ * over [start, end], so the rate can share the graph on a second axis.
+ * *rrdc: the RRD has rrdcached's queue (not before stressd 0.1.0's
+ * rrdcached target; then counted with the queues). */
 static int
 graph_maxima(const struct records_ctx *ctx, const char *path, time_t start,
-    time_t end, double *qmax, double *rmax)
+    time_t end, double *qmax, double *rmax, bool *rrdc)
 {
 	static const char *const need[] = {
-		"sig_pending", "total_pending", "completed"
+		"sig_pending", "total_pending", "completed", "rrdc_queue"
 	};
 	unsigned long step, nds, rows;
 	char **names = NULL;
 	rrd_value_t *data = NULL;
-	int idx[3] = { -1, -1, -1 }, ret = CTL_EXIT_ERROR;
+	int idx[4] = { -1, -1, -1, -1 }, ret = CTL_EXIT_ERROR;
 
 	*qmax = *rmax = 0;
 	/* In: the resolution wanted, the finest there is. */
@@ -1576,9 +1626,10 @@ graph_maxima(const struct records_ctx *ctx, const char *path, time_t start,
 		return CTL_EXIT_ERROR;
 	}
 	for (unsigned long d = 0; d < nds; d++)
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (strcmp(names[d], need[k]) == 0)
 				idx[k] = (int)d;
+	*rrdc = idx[3] >= 0;
 	for (int k = 0; k < 3; k++)
 		if (idx[k] < 0) {
 			errmsg(ctx, "%s has no data source '%s'; is it a "
@@ -1595,6 +1646,8 @@ graph_maxima(const struct records_ctx *ctx, const char *path, time_t start,
 				*qmax = row[idx[k]];
 		if (!isnan(row[idx[2]]) && row[idx[2]] > *rmax)
 			*rmax = row[idx[2]];
+		if (*rrdc && !isnan(row[idx[3]]) && row[idx[3]] > *qmax)
+			*qmax = row[idx[3]];
 	}
 	ret = CTL_EXIT_OK;
 fail:
@@ -1686,6 +1739,7 @@ records_graph(const struct records_ctx *ctx)
 	int argc = 0, rc;
 	time_t start, end;
 	double qmax, rmax, scale;
+	bool rrdc;
 	rrd_blob_t *img = NULL;
 
 	if ((rep = load_report(ctx, run, &rc)) == NULL)
@@ -1711,7 +1765,7 @@ records_graph(const struct records_ctx *ctx)
 		end = time(NULL);
 	if (end <= start)
 		end = start + 1;
-	if ((rc = graph_maxima(ctx, rrd, start, end, &qmax, &rmax)) !=
+	if ((rc = graph_maxima(ctx, rrd, start, end, &qmax, &rmax, &rrdc)) !=
 	    CTL_EXIT_OK)
 		goto fail;
 	rc = CTL_EXIT_ERROR;
@@ -1762,6 +1816,17 @@ records_graph(const struct records_ctx *ctx)
 	argv[argc++] = output_xprintf("LINE1:scaled#2ca02c:completed updates/s "
 	    "(right axis)");
 	argv[argc++] = output_xprintf("GPRINT:rateavg:avg %%8.1lf\\l");
+	/* A run against an rrdcached: its own queue beside ours. */
+	if (rrdc && jpath(rep, "rrdcached") != NULL) {
+		argv[argc++] = output_xprintf("DEF:rq=%s:rrdc_queue:AVERAGE",
+		    esc);
+		argv[argc++] = output_xprintf("VDEF:rqavg=rq,AVERAGE");
+		argv[argc++] = output_xprintf("VDEF:rqmax=rq,MAXIMUM");
+		argv[argc++] = output_xprintf("LINE2:rq#ff7f0e:rrdcached "
+		    "QueueLength (files) ");
+		argv[argc++] = output_xprintf("GPRINT:rqavg:avg %%8.2lf");
+		argv[argc++] = output_xprintf("GPRINT:rqmax:max %%8.0lf\\l");
+	}
 	argv[argc] = NULL;
 
 	rrd_clear_error();

@@ -18,6 +18,7 @@
 #include "knobs.h"
 #include "log.h"
 #include "proto.h"
+#include "rrdcc.h"
 #include "rrdfile.h"
 #include "run.h"
 #include "util.h"
@@ -381,6 +382,7 @@ commands_metrics(struct evbuffer *out, void *arg)
 	struct hist *e2p = NULL, *call = NULL, *fsync = NULL;
 	char name[128], labels[2048], id[32], dir[1024], fs[256];
 	uint64_t kinds[RRDFILE_NKINDS] = { 0 };
+	struct rrdcc_stats rst;
 	struct run *r = d.run;
 
 	(void)arg;
@@ -413,6 +415,21 @@ commands_metrics(struct evbuffer *out, void *arg)
 		prom_sample(out, "stressd_errors_by_kind_total", labels,
 		    (double)kinds[i]);
 	}
+	/* rrdcached's own counters and queue, as its STATS names them
+	 * (gauges: they are rrdcached's totals, reset when it restarts). */
+	if (run_rrdcached_stats(r, &rst))
+		for (size_t i = 0; i < rrdcc_nstat_fields; i++) {
+			char help[160];
+
+			snprintf(name, sizeof(name), "stressd_rrdcached_%s",
+			    rrdcc_stat_fields[i].name);
+			snprintf(help, sizeof(help), "the target rrdcached's "
+			    "STATS %s as of the latest sample",
+			    rrdcc_stat_fields[i].name);
+			prom_header(out, name, "gauge", help);
+			prom_sample(out, name, NULL,
+			    (double)rrdcc_stat_value(&rst, i));
+		}
 	if (r != NULL && (e2p = hist_create()) != NULL &&
 	    (call = hist_create()) != NULL)
 		run_latency(r, e2p, call);

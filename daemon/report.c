@@ -11,6 +11,17 @@
 #include "util.h"
 
 json_object *
+report_rrdcached_json(const struct rrdcc_stats *st)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < rrdcc_nstat_fields; i++)
+		json_object_object_add(o, rrdcc_stat_fields[i].name,
+		    json_object_new_int64((int64_t)rrdcc_stat_value(st, i)));
+	return o;
+}
+
+json_object *
 report_time_json(time_t t)
 {
 	char buf[32];
@@ -178,6 +189,24 @@ report_json(const struct report_input *in)
 		json_object_array_add(y, json_object_new_string(in->errors[i]));
 	json_object_object_add(x, "first_messages", y);
 	json_object_object_add(o, "errors", x);
+
+	if (in->rrdc_start != NULL) {
+		x = json_object_new_object();
+		json_object_object_add(x, "address", json_object_new_string(
+		    knobs_rrdcached_addr(in->p)));
+		/* Its queue beside ours: QueueLength of every sample. */
+		json_object_object_add(x, "queue_length",
+		    dist_to_json(&in->sampler->rrdc_queue));
+		json_object_object_add(x, "samples_without_stats",
+		    json_object_new_int64((int64_t)in->sampler->rrdc_missed));
+		json_object_object_add(x, "at_start",
+		    report_rrdcached_json(in->rrdc_start));
+		json_object_object_add(x, "latest", in->rrdc_latest != NULL ?
+		    report_rrdcached_json(in->rrdc_latest) : NULL);
+		json_object_object_add(x, "flush_s", in->rrdc_flush_s >= 0 ?
+		    json_object_new_double(in->rrdc_flush_s) : NULL);
+		json_object_object_add(o, "rrdcached", x);
+	}
 
 	if (in->run_dir != NULL) {
 		static const struct { const char *key, *name; } f[] = {

@@ -17,6 +17,7 @@
 #include "knobs.h"
 #include "mountinfo.h"
 #include "queue.h"
+#include "rrdcc.h"
 #include "rrdfile.h"
 #include "sampler.h"
 
@@ -42,9 +43,16 @@ struct report_input {
 	uint64_t			 errors_by_kind[RRDFILE_NKINDS];
 	const char			*run_dir;	/* for "files" */
 	const struct cpustat		*cpu_start, *cpu_end;	/* end NULL: now */
+	/* target rrdcached (else NULL): its STATS as the run began, the
+	 * latest (NULL: none yet) and how long the flush at its end took
+	 * (negative: not done) */
+	const struct rrdcc_stats	*rrdc_start, *rrdc_latest;
+	double				 rrdc_flush_s;
 };
 
 json_object	*report_json(const struct report_input *in);
+/* rrdcached's STATS by its own names. */
+json_object	*report_rrdcached_json(const struct rrdcc_stats *st);
 /* t as an ISO 8601 UTC string, or JSON null for 0 (not yet). */
 json_object	*report_time_json(time_t t);
 /* report.json and samples.csv into run_dir; 0, or -1 with err. */

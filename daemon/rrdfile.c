@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ rrdfile_path(const struct stress_params *p, uint32_t n, char *buf, size_t len)
 
 static const char *const kind_names[RRDFILE_NKINDS] = {
 	"no_space", "read_only", "permission", "missing", "corrupt", "locked",
-	"other"
+	"connection", "other"
 };
 
 const char *
@@ -65,8 +66,8 @@ utf8_len(const unsigned char *s)
 /* librrd copies bytes of a damaged file into some messages ("rrd
  * contains unknown DS type : '<garbage>'"): the message goes into JSON,
  * logs and report.json, so whatever is not printable UTF-8 becomes '?'. */
-static void
-printable(char *s)
+void
+rrdfile_printable(char *s)
 {
 	unsigned char *u = (unsigned char *)s;
 
@@ -93,7 +94,7 @@ rrdfile_error(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", msg);
 	else
 		snprintf(err, errlen, "%.2000s: %s", path, msg);
-	printable(err);
+	rrdfile_printable(err);
 	rrd_clear_error();
 }
 
@@ -151,6 +152,31 @@ text_kind(int e, const char *msg)
 	if (e == EINVAL && strstr(msg, "mmaping file") != NULL)
 		return RRDFILE_CORRUPT;
 	return RRDFILE_OTHER;
+}
+
+/* strerror's texts of errno_kind's errnos, as servers quote them. */
+static const struct {
+	const char		*text;
+	enum rrdfile_kind	 kind;
+} errno_text[] = {
+	{ "No space left on device", RRDFILE_NO_SPACE },
+	{ "Disk quota exceeded", RRDFILE_NO_SPACE },
+	{ "Read-only file system", RRDFILE_READ_ONLY },
+	{ "Permission denied", RRDFILE_PERMISSION },
+	{ "Operation not permitted", RRDFILE_PERMISSION },
+	{ "No permission", RRDFILE_PERMISSION },	/* rrdcached's own */
+	{ "No such file", RRDFILE_MISSING },	/* also rrdcached's own */
+	{ "Not a directory", RRDFILE_MISSING },
+	{ "could not lock RRD", RRDFILE_LOCKED },
+};
+
+enum rrdfile_kind
+rrdfile_kind_of_message(const char *msg)
+{
+	for (size_t i = 0; i < sizeof(errno_text) / sizeof(errno_text[0]); i++)
+		if (strstr(msg, errno_text[i].text) != NULL)
+			return errno_text[i].kind;
+	return text_kind(0, msg);
 }
 
 enum rrdfile_kind
@@ -242,22 +268,31 @@ file_size(const struct stress_params *p)
 }
 
 int
+rrdfile_create_args(const struct stress_params *p, char ds[64][48],
+    const char **argv)
+{
+	int argc = 0;
+
+	for (uint64_t i = 0; i < p->data_sources && i < 64; i++) {
+		snprintf(ds[i], sizeof(ds[0]), "DS:ds%llu:GAUGE:%llu:U:U",
+		    (unsigned long long)i, (unsigned long long)(2 * p->step));
+		argv[argc++] = ds[i];
+	}
+	for (size_t i = 0; i < p->nrras; i++)
+		argv[argc++] = p->rras[i];
+	return argc;
+}
+
+int
 rrdfile_create(const struct stress_params *p, const char *path,
     time_t last_up, enum rrdfile_kind *kind, char *err, size_t errlen)
 {
 	char ds[64][48], why[4400];
 	const char *argv[64 + KNOBS_MAX_RRAS];
 	const char *msg;
-	int argc = 0, e, rc;
+	int argc = rrdfile_create_args(p, ds, argv), e, rc;
 	enum rrdfile_kind k;
 
-	for (uint64_t i = 0; i < p->data_sources; i++) {
-		snprintf(ds[i], sizeof(ds[i]), "DS:ds%llu:GAUGE:%llu:U:U",
-		    (unsigned long long)i, (unsigned long long)(2 * p->step));
-		argv[argc++] = ds[i];
-	}
-	for (size_t i = 0; i < p->nrras; i++)
-		argv[argc++] = p->rras[i];
 	rrd_clear_error();
 	errno = 0;
 	rc = rrd_create_r(path, p->step, last_up, argc, argv);
@@ -281,7 +316,7 @@ rrdfile_create(const struct stress_params *p, const char *path,
 		else
 			snprintf(err, errlen, "%.2000s: %s (%s)", path, msg,
 			    why);
-		printable(err);
+		rrdfile_printable(err);
 		rrd_clear_error();
 	} else {
 		if ((k = errno_kind(e)) == RRDFILE_NKINDS)
@@ -315,6 +350,27 @@ layout_key(const char *key)
 	return 0;
 }
 
+void
+rrdfile_layout_add(const char *key, int type, double val, unsigned long cnt,
+    const char *str, char *out, size_t outlen, size_t *used)
+{
+	char v[64];
+
+	if (!layout_key(key))
+		return;
+	/* librrd's unknown is a negative NaN, rrdcached prints "NaN". */
+	if (type == 0 && isnan(val))
+		snprintf(v, sizeof(v), "nan");
+	else if (type == 0)
+		snprintf(v, sizeof(v), "%g", val);
+	else if (type == 1)
+		snprintf(v, sizeof(v), "%lu", cnt);
+	else
+		snprintf(v, sizeof(v), "%s", str);
+	*used += (size_t)snprintf(out + *used, *used < outlen ?
+	    outlen - *used : 0, "%s=%s ", key, v);
+}
+
 int
 rrdfile_layout(const char *path, char *out, size_t outlen, time_t *last,
     char *err, size_t errlen)
@@ -330,27 +386,17 @@ rrdfile_layout(const char *path, char *out, size_t outlen, time_t *last,
 	out[0] = '\0';
 	*last = 0;
 	for (i = info; i != NULL; i = i->next) {
-		char val[64];
-
 		if (strcmp(i->key, "last_update") == 0 && i->type == RD_I_CNT)
 			*last = (time_t)i->value.u_cnt;
-		if (!layout_key(i->key))
-			continue;
-		switch (i->type) {
-		case RD_I_VAL:
-			snprintf(val, sizeof(val), "%g", i->value.u_val);
-			break;
-		case RD_I_CNT:
-			snprintf(val, sizeof(val), "%lu", i->value.u_cnt);
-			break;
-		case RD_I_STR:
-			snprintf(val, sizeof(val), "%s", i->value.u_str);
-			break;
-		default:
-			continue;
-		}
-		used += (size_t)snprintf(out + used, used < outlen ?
-		    outlen - used : 0, "%s=%s ", i->key, val);
+		if (i->type == RD_I_VAL)
+			rrdfile_layout_add(i->key, 0, i->value.u_val, 0, NULL,
+			    out, outlen, &used);
+		else if (i->type == RD_I_CNT)
+			rrdfile_layout_add(i->key, 1, 0, i->value.u_cnt, NULL,
+			    out, outlen, &used);
+		else if (i->type == RD_I_STR)
+			rrdfile_layout_add(i->key, 2, 0, 0, i->value.u_str,
+			    out, outlen, &used);
 	}
 	rrd_info_free(info);
 	if (used >= outlen) {

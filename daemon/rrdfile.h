@@ -18,6 +18,7 @@ enum rrdfile_kind {
 	RRDFILE_MISSING,	/* ENOENT: the file (or its directory) is gone */
 	RRDFILE_CORRUPT,	/* the file is there but is no valid RRD */
 	RRDFILE_LOCKED,		/* another process holds its fcntl lock */
+	RRDFILE_CONNECTION,	/* target rrdcached: no answer, lost connection */
 	RRDFILE_OTHER,
 	RRDFILE_NKINDS
 };
@@ -29,6 +30,21 @@ int	rrdfile_path(const struct stress_params *p, uint32_t n, char *buf,
  * On failure err holds the message and *kind (if not NULL) its kind. */
 int	rrdfile_create(const struct stress_params *p, const char *path,
 	    time_t last_up, enum rrdfile_kind *kind, char *err, size_t errlen);
+/* The DS and RRA arguments of a new file with the run's layout into argv
+ * (room for 64 + KNOBS_MAX_RRAS), the DS texts in ds; their count. */
+int	rrdfile_create_args(const struct stress_params *p, char ds[64][48],
+	    const char **argv);
+/* The kind a message names without an errno (rrdcached's replies). */
+enum rrdfile_kind rrdfile_kind_of_message(const char *msg);
+/* Add one key of a file's info to a layout text (see rrdfile_layout) if
+ * the key is part of the layout; used for librrd's and rrdcached's info.
+ * type: 0 a value, 1 a count, 2 a string, as rrd_info's RD_I_*. */
+void	rrdfile_layout_add(const char *key, int type, double val,
+	    unsigned long cnt, const char *str, char *out, size_t outlen,
+	    size_t *used);
+/* Make a message safe for JSON and logs: what is not printable UTF-8
+ * becomes '?'. */
+void	rrdfile_printable(char *s);
 /* A canonical text of a file's layout (step, DS and RRA definitions) and
  * its last update time.  0, or -1 with librrd's message in err. */
 int	rrdfile_layout(const char *path, char *out, size_t outlen,

@@ -17,6 +17,7 @@
 #include "hist.h"
 #include "mountinfo.h"
 #include "report.h"
+#include "rrdcc.h"
 #include "rrdfile.h"
 #include "run.h"
 #include "sampler.h"
@@ -85,6 +86,18 @@ struct run {
 	atomic_uint_fast64_t	 setup_busy;	/* since when setup runs, 0 */
 	atomic_bool		 setup_done;
 	bool			 launched;
+
+	/* target rrdcached: the run's own connection (setup's INFO, the
+	 * samples' STATS, FLUSHALL at the end), its STATS as the run began
+	 * and the latest, and the flush that ends the run */
+	struct rrdcc		*cc;
+	struct rrdcc_stats	 cc_start, cc_latest;
+	bool			 cc_have_latest;
+	double			 cc_retry_at;	/* monotonic s, after a failure */
+	double			 flush_start;	/* monotonic s; 0: not begun */
+	double			 flush_polled;
+	double			 flush_s;	/* -1: not done */
+	bool			 flush_done;
 	int			 setup_rc;
 	const char		*setup_field;
 	char			 setup_err[RUN_ERR_MAX];
@@ -202,8 +215,10 @@ probe_layout(struct run *r, char *layout, size_t len, const char **field,
 	char path[4200], msg[1024];
 	time_t last;
 
-	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd", r->p.dir,
-	    (long)getpid());
+	/* With an rrdcached target the files are its business: the probe
+	 * only gives the layout, made in the state directory. */
+	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd",
+	    r->cc != NULL ? r->state_dir : r->p.dir, (long)getpid());
 	if (rrdfile_create(&r->p, path, (time_t)r->p.start, NULL, msg,
 	    sizeof(msg)) == -1) {
 		unlink(path);
@@ -219,8 +234,21 @@ fail:
 	return -1;
 }
 
+/* File n is to be created. */
+static void
+scan_missing(struct run *r, uint32_t n)
+{
+	queue_file_init(r->q, n, (int64_t)r->p.start, false);
+	/* Synchronous creates: the writer pool creates every missing file
+	 * before the first update is generated. */
+	if (!r->p.queue_creates)
+		queue_push_create(r->q, n);
+	r->missing++;
+}
+
 /* Check every file of the run: reuse those with the same layout (their
- * timestamps continue after rrd_last), refuse any other layout. */
+ * timestamps continue after rrd_last), refuse any other layout.  With an
+ * rrdcached target its INFO tells, so the files are where it sees them. */
 static int
 scan_files(struct run *r, const char *layout, const char **field, char *err,
     size_t errlen)
@@ -230,24 +258,32 @@ scan_files(struct run *r, const char *layout, const char **field, char *err,
 
 	for (uint32_t n = 0; n < r->p.files; n++) {
 		struct stat st;
+		enum rrdfile_kind k;
 		time_t last;
 
 		if (rrdfile_path(&r->p, n, path, sizeof(path)) == -1)
 			BAD("dir", "dir %s: file path too long", r->p.dir);
+		if (r->cc != NULL) {
+			if (rrdcc_layout(r->cc, path, have, sizeof(have),
+			    &last, &k, msg, sizeof(msg)) == 0)
+				goto found;
+			if (k == RRDFILE_MISSING) {
+				scan_missing(r, n);
+				continue;
+			}
+			BAD(k == RRDFILE_CONNECTION ? "target" : "dir",
+			    "existing file cannot be reused: %s", msg);
+		}
 		if (stat(path, &st) == -1) {
 			if (errno != ENOENT)
 				BAD("dir", "%s: %s", path, strerror(errno));
-			queue_file_init(r->q, n, (int64_t)r->p.start, false);
-			/* Synchronous creates: the writer pool creates every
-			 * missing file before the first update is generated. */
-			if (!r->p.queue_creates)
-				queue_push_create(r->q, n);
-			r->missing++;
+			scan_missing(r, n);
 			continue;
 		}
 		if (rrdfile_layout(path, have, sizeof(have), &last, msg,
 		    sizeof(msg)) == -1)
 			BAD("dir", "existing file cannot be reused: %s", msg);
+found:
 		if (strcmp(have, layout) != 0)
 			BAD("dir", "existing file %s has another layout (step, "
 			    "data sources or RRAs) than this run asks for; "
@@ -343,23 +379,62 @@ fail:
 	return -1;
 }
 
+/*
+ * target rrdcached:ADDR: its address answers STATS (the counters the run's
+ * figures start from), and the paths fit its protocol, which splits
+ * commands at blanks and has no quoting.
+ */
+static int
+connect_rrdcached(struct run *r, const char *addr, const char **field,
+    char *err, size_t errlen)
+{
+	char msg[1024];
+
+	if (strpbrk(r->p.dir, " \t\n\r\\") != NULL)
+		BAD("dir", "dir '%s' holds a blank or backslash, which "
+		    "rrdcached's protocol cannot carry in a file name",
+		    r->p.dir);
+	if ((r->cc = rrdcc_new(addr)) == NULL)
+		BAD("target", "out of memory");
+	if (rrdcc_stats(r->cc, &r->cc_start, msg, sizeof(msg)) == -1)
+		BAD("target", "target %s: %s", r->p.target, msg);
+	log_info("run %u: target rrdcached %s: QueueLength %llu, "
+	    "DataSetsWritten %llu", r->id, addr,
+	    (unsigned long long)r->cc_start.queue_length,
+	    (unsigned long long)r->cc_start.data_sets_written);
+	return 0;
+fail:
+	return -1;
+}
+
 /* Everything before the writers start; runs in the setup thread. */
 static int
 setup(struct run *r, const char **field, char *err, size_t errlen)
 {
 	struct queue_config qc;
 	char layout[8192];
+	const char *cc_addr = knobs_rrdcached_addr(&r->p);
+	/* An rrdcached on a Unix socket runs here and shares our view of
+	 * the directory; one on TCP may be on another host. */
+	bool local = cc_addr == NULL || cc_addr[0] == '/' ||
+	    strncmp(cc_addr, "unix:", 5) == 0;
 
 	if (r->p.update_file[0] != '\0' && loadgen_read_values(
 	    r->p.update_file, &r->replay, &r->nreplay, err, errlen) == -1) {
 		*field = "update_file";
 		return -1;
 	}
-	if (make_dirs(r, field, err, errlen) == -1 ||
+	if (cc_addr != NULL &&
+	    connect_rrdcached(r, cc_addr, field, err, errlen) == -1)
+		return -1;
+	if ((local && make_dirs(r, field, err, errlen) == -1) ||
 	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
 		return -1;
 	/* The filesystem under test, for the record. */
-	if (mountinfo_lookup(r->p.dir, &r->mount, err, errlen) == 0)
+	if (!local)
+		log_info("run %u: dir %s is on the rrdcached host; its "
+		    "filesystem is not recorded", r->id, r->p.dir);
+	else if (mountinfo_lookup(r->p.dir, &r->mount, err, errlen) == 0)
 		r->have_mount = true;
 	else
 		log_warnx("run %u: %s", r->id, err);
@@ -433,6 +508,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	pthread_mutex_init(&r->err_mu, NULL);
 	r->id = id;
 	r->state = RUN_CREATING;
+	r->flush_s = -1;
 	pthread_mutex_init(&r->lat_mu, NULL);
 	r->hooks.error = on_error;
 	r->hooks.progress = on_progress;
@@ -483,6 +559,10 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 		return -1;
 	}
 	r->launched = true;
+	/* From here on it serves the event loop: a stalled rrdcached may
+	 * hold a sample (or the end of the run) only this long. */
+	if (r->cc != NULL)
+		rrdcc_set_timeout(r->cc, RUN_RRDCACHED_POLL_MS);
 	log_info("run %u: %llu files in %s (%llu to create), %llu updates, "
 	    "%llu writers", r->id, (unsigned long long)r->p.files, r->p.dir,
 	    (unsigned long long)r->missing,
@@ -554,6 +634,11 @@ report_input_of(struct run *r, struct report_input *in,
 	in->run_dir = r->run_dir;
 	in->cpu_start = &r->cpu0;
 	in->cpu_end = run_active(r) ? NULL : &r->cpu1;
+	if (r->cc != NULL) {
+		in->rrdc_start = &r->cc_start;
+		in->rrdc_latest = r->cc_have_latest ? &r->cc_latest : NULL;
+	}
+	in->rrdc_flush_s = r->flush_s;
 }
 
 /* report.json and samples.csv in the run's directory. */
@@ -609,6 +694,15 @@ run_sync_latency(struct run *r, struct hist *fdatasync)
 	pthread_mutex_unlock(&r->lat_mu);
 }
 
+bool
+run_rrdcached_stats(const struct run *r, struct rrdcc_stats *st)
+{
+	if (r == NULL || r->cc == NULL || !r->cc_have_latest)
+		return false;
+	*st = r->cc_latest;
+	return true;
+}
+
 const char *
 run_fs_type(const struct run *r)
 {
@@ -634,6 +728,101 @@ run_report_json(struct run *r)
 	return report_json(&in);
 }
 
+/* rrdcached's STATS into cc_latest; after a failure none is asked for
+ * RUN_RRDCACHED_RETRY_S, so a dead or stalled rrdcached does not hold the
+ * event loop at every sample.  0, or -1. */
+static int
+poll_rrdcached(struct run *r)
+{
+	struct rrdcc_stats st;
+	char err[1024];
+	double now = util_now();
+
+	if (now < r->cc_retry_at)
+		return -1;
+	if (rrdcc_stats(r->cc, &st, err, sizeof(err)) == -1) {
+		log_warnx("run %u: %s; asking again in %d s", r->id, err,
+		    RUN_RRDCACHED_RETRY_S);
+		r->cc_retry_at = now + RUN_RRDCACHED_RETRY_S;
+		return -1;
+	}
+	r->cc_latest = st;
+	r->cc_have_latest = true;
+	return 0;
+}
+
+/*
+ * target rrdcached: the queue is drained into rrdcached, but the run is
+ * only done when rrdcached has written it.  FLUSHALL, then STATS until its
+ * queue is empty and DataSetsWritten has grown by every value the run
+ * handed it, for at most flush_timeout seconds (a run that stops without
+ * draining sends FLUSHALL but does not wait).  True when done waiting.
+ */
+static bool
+flushed(struct run *r)
+{
+	struct queue_counters c;
+	uint64_t written;
+	char err[1024];
+	double now = util_now();
+
+	if (r->cc == NULL || r->flush_done)
+		return true;
+	if (r->flush_start == 0) {
+		r->flush_start = now;
+		if (rrdcc_flushall(r->cc, err, sizeof(err)) == -1) {
+			log_warnx("run %u: %s", r->id, err);
+			if (!r->discard) {
+				snprintf(r->reason, sizeof(r->reason), "the "
+				    "end-of-run FLUSHALL failed: %s", err);
+				r->failed = true;
+			}
+			r->flush_done = true;
+			return true;
+		}
+		log_info("run %u: FLUSHALL sent to rrdcached %s", r->id,
+		    rrdcc_addr(r->cc));
+		if (r->discard) {
+			r->flush_done = true;
+			return true;
+		}
+	}
+	if (r->discard) {	/* a stop without drain while waiting */
+		r->flush_done = true;
+		return true;
+	}
+	if (now - r->flush_polled < RUN_RRDCACHED_FLUSH_POLL_S)
+		return false;
+	r->flush_polled = now;
+	snapshot(r, &c);
+	if (poll_rrdcached(r) == 0) {
+		written = r->cc_latest.data_sets_written -
+		    r->cc_start.data_sets_written;
+		if (r->cc_latest.queue_length == 0 &&
+		    written >= c.updates_completed) {
+			r->flush_s = now - r->flush_start;
+			r->flush_done = true;
+			log_info("run %u: rrdcached wrote everything %.3f s "
+			    "after FLUSHALL", r->id, r->flush_s);
+			return true;
+		}
+	}
+	if (now - r->flush_start < r->p.flush_timeout)
+		return false;
+	written = r->cc_latest.data_sets_written - r->cc_start.data_sets_written;
+	snprintf(r->reason, sizeof(r->reason), "rrdcached %s had not "
+	    "written the run's values %g s after FLUSHALL (flush_timeout): "
+	    "DataSetsWritten grew by %llu of %llu, QueueLength %llu%s",
+	    rrdcc_addr(r->cc), r->p.flush_timeout, (unsigned long long)written,
+	    (unsigned long long)c.updates_completed,
+	    (unsigned long long)r->cc_latest.queue_length,
+	    r->cc_have_latest ? "" : " (no STATS answered)");
+	log_warnx("run %u: %s", r->id, r->reason);
+	r->failed = true;
+	r->flush_done = true;
+	return true;
+}
+
 static void
 finish(struct run *r, enum run_state final)
 {
@@ -646,6 +835,10 @@ finish(struct run *r, enum run_state final)
 	}
 	writer_pool_join(r->wp);
 	r->wp = NULL;
+	if (r->cc != NULL) {
+		r->cc_retry_at = 0;	/* the record's last word */
+		poll_rrdcached(r);
+	}
 	cpustat_read(&r->cpu1);
 	cpustat_close();
 	snapshot(r, &r->final);
@@ -745,7 +938,7 @@ run_tick(struct run *r)
 			queue_discard(r->q);
 		if (r->lg != NULL && !loadgen_finished(r->lg))
 			return false;
-		if (!queue_idle(r->q))
+		if (!queue_idle(r->q) || !flushed(r))
 			return false;
 		finish(r, r->failed ? RUN_FAILED : r->stop_requested ?
 		    RUN_STOPPED : RUN_DONE);
@@ -788,6 +981,7 @@ void
 run_sample(struct run *r)
 {
 	struct queue_counters c;
+	uint64_t rq = UINT64_MAX;
 	char err[1024];
 	time_t now;
 
@@ -795,11 +989,17 @@ run_sample(struct run *r)
 		return;
 	snapshot(r, &c);
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
+	if (r->cc != NULL) {
+		if (poll_rrdcached(r) == 0)
+			rq = r->cc_latest.queue_length;
+		sampler_add_rrdcached(&r->sampler, rq != UINT64_MAX ?
+		    &r->cc_latest : NULL);
+	}
 	now = time(NULL);
 	if (r->metrics_last != 0 && now > r->metrics_last) {
 		/* librrd takes one update per second: samples in between
 		 * are in the history, not the RRD. */
-		if (metricsrrd_update(r->metrics_path, now, &c, err,
+		if (metricsrrd_update(r->metrics_path, now, &c, rq, err,
 		    sizeof(err)) == 0)
 			r->metrics_last = now;
 		else {
@@ -921,6 +1121,18 @@ run_stats_json(struct run *r)
 	add_error_keys(o, r, true);
 	json_object_object_add(o, "cpu", cpustat_json(&r->cpu0,
 	    run_active(r) ? NULL : &r->cpu1));
+	if (r->cc != NULL) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "address",
+		    json_object_new_string(rrdcc_addr(r->cc)));
+		/* As of the latest sample: STATS is not asked per call. */
+		json_object_object_add(x, "latest", r->cc_have_latest ?
+		    report_rrdcached_json(&r->cc_latest) : NULL);
+		json_object_object_add(x, "flushing", json_object_new_boolean(
+		    r->flush_start > 0 && !r->flush_done));
+		json_object_object_add(o, "rrdcached", x);
+	}
 	return o;
 }
 
@@ -1017,6 +1229,7 @@ run_free(struct run *r)
 	hist_destroy(r->call_copy);
 	hist_destroy(r->fsync);
 	hist_destroy(r->fsync_copy);
+	rrdcc_free(r->cc);
 	pthread_mutex_destroy(&r->lat_mu);
 	free(r->replay);
 	pthread_mutex_destroy(&r->err_mu);

@@ -18,6 +18,13 @@ enum run_state {
 /* Longest refusal message of a start (paths included). */
 #define RUN_ERR_MAX	10240
 
+/* target rrdcached: how long the event loop waits for one STATS (samples,
+ * the end-of-run flush), how long it then leaves rrdcached alone, and how
+ * often the flush at the end asks. */
+#define RUN_RRDCACHED_POLL_MS		1000
+#define RUN_RRDCACHED_RETRY_S		5
+#define RUN_RRDCACHED_FLUSH_POLL_S	0.2
+
 /* First error messages kept verbatim; later ones are only counted. */
 #define RUN_ERRORS_KEPT	10
 
@@ -75,6 +82,10 @@ void		 run_latency(struct run *r, struct hist *enqueue_to_persist,
 		    struct hist *update_call);
 /* Merge the run's fdatasync times (sync=data) into fdatasync. */
 void		 run_sync_latency(struct run *r, struct hist *fdatasync);
+struct rrdcc_stats;
+/* target rrdcached: its STATS as of the latest sample; false if none. */
+bool		 run_rrdcached_stats(const struct run *r,
+		    struct rrdcc_stats *st);
 const char	*run_fs_type(const struct run *r);	/* "" if unknown */
 const char	*run_target_dir(const struct run *r);
 /* The run's record (report.json's object), fresh; NULL before launch. */

@@ -13,6 +13,7 @@ sampler_init(struct sampler *s)
 		return -1;
 	dist_init(&s->sig);
 	dist_init(&s->total);
+	dist_init(&s->rrdc_queue);
 	return 0;
 }
 
@@ -22,6 +23,7 @@ sampler_free(struct sampler *s)
 	free(s->buf);
 	dist_free(&s->sig);
 	dist_free(&s->total);
+	dist_free(&s->rrdc_queue);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -62,6 +64,37 @@ sampler_add(struct sampler *s, double t, const struct queue_counters *c)
 	x->updates_failed = c->updates_failed;
 	x->creates_completed = c->creates_completed;
 	x->errors = c->errors;
+	x->rrdc_queue_length = x->rrdc_updates_received =
+	    x->rrdc_data_sets_written = UINT64_MAX;
+}
+
+void
+sampler_add_rrdcached(struct sampler *s, const struct rrdcc_stats *st)
+{
+	struct sample *x;
+
+	s->has_rrdcached = true;
+	if (st == NULL) {
+		s->rrdc_missed++;
+		return;
+	}
+	dist_add(&s->rrdc_queue, st->queue_length);
+	if (s->n == 0)
+		return;
+	x = &s->buf[s->n - 1];
+	x->rrdc_queue_length = st->queue_length;
+	x->rrdc_updates_received = st->updates_received;
+	x->rrdc_data_sets_written = st->data_sets_written;
+}
+
+/* ",N", or "," for a sample without rrdcached's STATS. */
+static void
+put_opt(FILE *fp, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		fputc(',', fp);
+	else
+		fprintf(fp, ",%llu", (unsigned long long)v);
 }
 
 int
@@ -75,12 +108,14 @@ sampler_write_csv(const struct sampler *s, const char *path)
 	fprintf(fp, "elapsed_s,significant_ops_pending,"
 	    "total_operations_pending,in_flight,files_with_significant_work,"
 	    "files_with_insignificant_work,offered,enqueued,dropped,"
-	    "updates_completed,updates_failed,creates_completed,errors\n");
+	    "updates_completed,updates_failed,creates_completed,errors%s\n",
+	    s->has_rrdcached ? ",rrdcached_queue_length,"
+	    "rrdcached_updates_received,rrdcached_data_sets_written" : "");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sample *x = &s->buf[i];
 
 		fprintf(fp, "%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-		    "%llu,%llu,%llu,%llu\n", x->t,
+		    "%llu,%llu,%llu,%llu", x->t,
 		    (unsigned long long)x->significant_ops_pending,
 		    (unsigned long long)x->total_operations_pending,
 		    (unsigned long long)x->in_flight,
@@ -93,6 +128,12 @@ sampler_write_csv(const struct sampler *s, const char *path)
 		    (unsigned long long)x->updates_failed,
 		    (unsigned long long)x->creates_completed,
 		    (unsigned long long)x->errors);
+		if (s->has_rrdcached) {
+			put_opt(fp, x->rrdc_queue_length);
+			put_opt(fp, x->rrdc_updates_received);
+			put_opt(fp, x->rrdc_data_sets_written);
+		}
+		fputc('\n', fp);
 	}
 	if (ferror(fp)) {
 		saved = errno;

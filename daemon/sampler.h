@@ -10,11 +10,13 @@
 #ifndef STRESSD_SAMPLER_H
 #define STRESSD_SAMPLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "dist.h"
 #include "queue.h"
+#include "rrdcc.h"
 
 #define SAMPLER_KEEP	8192
 
@@ -32,6 +34,10 @@ struct sample {
 	uint64_t	updates_failed;
 	uint64_t	creates_completed;
 	uint64_t	errors;
+	/* target rrdcached: its STATS at this sample (UINT64_MAX: none) */
+	uint64_t	rrdc_queue_length;
+	uint64_t	rrdc_updates_received;
+	uint64_t	rrdc_data_sets_written;
 };
 
 struct sampler {
@@ -40,11 +46,17 @@ struct sampler {
 	uint64_t	 taken;		/* ever */
 	unsigned	 thinned;	/* times the older half was thinned */
 	struct dist	 sig, total;
+	/* target rrdcached: its QueueLength over every sample that got one */
+	struct dist	 rrdc_queue;
+	uint64_t	 rrdc_missed;	/* samples whose STATS failed */
+	bool		 has_rrdcached;
 };
 
 int	sampler_init(struct sampler *s);
 void	sampler_free(struct sampler *s);
 void	sampler_add(struct sampler *s, double t, const struct queue_counters *c);
+/* rrdcached's STATS at the sample just added (st NULL: it failed). */
+void	sampler_add_rrdcached(struct sampler *s, const struct rrdcc_stats *st);
 /* The kept samples as CSV with a header line; 0 or -1 (errno set). */
 int	sampler_write_csv(const struct sampler *s, const char *path);
 

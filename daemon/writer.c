@@ -18,6 +18,7 @@
 
 #include "cpustat.h"
 #include "log.h"
+#include "rrdcc.h"
 #include "rrdfile.h"
 #include "util.h"
 #include "writer.h"
@@ -26,6 +27,7 @@ struct writer_pool {
 	struct queue			*q;
 	const struct stress_params	*p;
 	struct writer_sink		 sink;
+	bool				 custom;	/* sink given */
 	struct writer_hooks		 hooks;
 	unsigned			 n;
 	pthread_t			*threads;
@@ -227,10 +229,10 @@ guard_release(const char *path, int sig, uintptr_t addr)
 }
 
 /* The sink's update (rrd_update_r) with SIGBUS and SIGFPE caught (see
- * above); -2 after one, with w->err and w->kind set.  *saved_errno: errno
- * right after the call. */
+ * above), with w->err and w->kind set on failure.  *done: the values
+ * written. */
 static int
-update_call(struct writer_ctx *w, int n, int *saved_errno)
+update_call(struct writer_ctx *w, int n, int *done)
 {
 	sigset_t set;
 	int rc;
@@ -249,34 +251,66 @@ update_call(struct writer_ctx *w, int n, int *saved_errno)
 		    "by another process?)", w->path,
 		    guard_sig == SIGBUS ? "SIGBUS" : "SIGFPE");
 		w->kind = RRDFILE_CORRUPT;
-		*saved_errno = 0;
-		return -2;
+		*done = 0;
+		return -1;
 	}
-	errno = 0;
+	*done = 0;
 	guard_armed = 1;
-	rc = w->sink->update(w->sink->arg, w->path, n, w->argv);
-	*saved_errno = errno;
+	rc = w->sink->update(w->conn, w->path, n, w->argv, done, &w->kind,
+	    w->err, sizeof(w->err));
 	guard_armed = 0;
 	return rc;
 }
 
 static int
-librrd_create(void *arg, const struct stress_params *p, const char *path,
+librrd_create(void *conn, const struct stress_params *p, const char *path,
     time_t last_up, enum rrdfile_kind *kind, char *err, size_t errlen)
 {
-	(void)arg;
+	(void)conn;
 	return rrdfile_create(p, path, last_up, kind, err, errlen);
 }
 
 static int
-librrd_update(void *arg, const char *path, int argc, const char **argv)
+librrd_update(void *conn, const char *path, int argc, const char **argv,
+    int *done, enum rrdfile_kind *kind, char *err, size_t errlen)
 {
-	(void)arg;
-	return rrd_update_r(path, NULL, argc, argv);
+	int e;
+
+	(void)conn;
+	rrd_clear_error();
+	errno = 0;
+	if (rrd_update_r(path, NULL, argc, argv) == 0) {
+		*done = argc;
+		return 0;
+	}
+	/* librrd's errno is the failing call's: see rrdfile_update_error. */
+	e = errno;
+	*kind = rrdfile_update_error(path, e, err, errlen);
+	return -1;
 }
 
 static const struct writer_sink librrd_sink = {
 	librrd_create, librrd_update, NULL
+};
+
+/* target rrdcached:ADDR: the writer's own connection (rrdcc.c). */
+static int
+rrdcached_create(void *conn, const struct stress_params *p,
+    const char *path, time_t last_up, enum rrdfile_kind *kind, char *err,
+    size_t errlen)
+{
+	return rrdcc_create(conn, p, path, last_up, kind, err, errlen);
+}
+
+static int
+rrdcached_update(void *conn, const char *path, int argc, const char **argv,
+    int *done, enum rrdfile_kind *kind, char *err, size_t errlen)
+{
+	return rrdcc_update(conn, path, argc, argv, done, kind, err, errlen);
+}
+
+static const struct writer_sink rrdcached_sink = {
+	rrdcached_create, rrdcached_update, NULL
 };
 const struct writer_sink writer_null_sink = { NULL, NULL, NULL };
 
@@ -284,10 +318,20 @@ void
 writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
     const struct writer_hooks *hooks)
 {
+	const char *addr = knobs_rrdcached_addr(p);
+
 	memset(w, 0, sizeof(*w));
 	w->p = p;
 	w->hooks = hooks;
 	w->sink = &librrd_sink;
+	if (addr != NULL) {
+		/* Never one connection shared by threads: each writer (or
+		 * generator writing directly) talks on its own. */
+		if ((w->rrdcc = rrdcc_new(addr)) == NULL)
+			fatal("rrdcached client");
+		w->sink = &rrdcached_sink;
+		w->conn = w->rrdcc;
+	}
 	pthread_once(&guard_once, guard_install);
 }
 
@@ -296,6 +340,7 @@ writer_ctx_free(struct writer_ctx *w)
 {
 	free(w->buf);
 	free(w->argv);
+	rrdcc_free(w->rrdcc);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -417,7 +462,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 	struct queue_iter it;
 	uint64_t k = b->first_k, left = b->count;
 	double t0;
-	int rc, e;
+	int rc, done;
 
 	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
 		snprintf(w->err, sizeof(w->err), "file %u: path too long",
@@ -428,7 +473,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		res->failed_calls = !b->create && left > 0;
 		return;
 	}
-	if (b->create && w->sink->create(w->sink->arg, p, w->path,
+	if (b->create && w->sink->create(w->conn, p, w->path,
 	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
 		res->create_ok = false;
 		return;
@@ -453,21 +498,17 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 				out = put_value(out, v);
 			*out++ = '\0';
 		}
-		rrd_clear_error();
 		res->calls++;
 		t0 = util_now();
-		rc = update_call(w, (int)n, &e);
+		rc = update_call(w, (int)n, &done);
 		if (w->hooks != NULL && w->hooks->call_time != NULL)
 			w->hooks->call_time(w->hooks->arg,
 			    (uint64_t)((util_now() - t0) * 1e9));
+		res->written += (uint64_t)done;
 		if (rc != 0) {
-			if (rc != -2)
-				w->kind = rrdfile_update_error(w->path, e,
-				    w->err, sizeof(w->err));
 			res->failed_calls = 1;
 			return;
 		}
-		res->written += n;
 		left -= n;
 	}
 	if (p->sync == KNOBS_SYNC_DATA)
@@ -507,13 +548,16 @@ writer_main(void *arg)
 	struct queue_batch b;
 
 	writer_ctx_init(&w, wp->p, &wp->hooks);
-	w.sink = &wp->sink;
+	if (wp->custom) {
+		w.sink = &wp->sink;
+		w.conn = wp->sink.arg;
+	}
 	w.busy_since = &wp->busy[atomic_fetch_add(&wp->next_slot, 1)];
 	while (queue_take(wp->q, &b, util_now())) {
 		/* The null sink "writes" each batch in one call. */
 		struct queue_result res = { true, b.count, b.count > 0, 0 };
 
-		if (wp->sink.update != NULL)
+		if (w.sink->update != NULL)
 			writer_write_batch(&w, &b, &res);
 		writer_finish(wp->q, &b, &res, &w, &wp->hooks);
 	}
@@ -533,7 +577,10 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 		return NULL;
 	wp->q = q;
 	wp->p = p;
-	wp->sink = sink != NULL ? *sink : librrd_sink;
+	if (sink != NULL) {
+		wp->sink = *sink;
+		wp->custom = true;
+	}
 	if (hooks != NULL)
 		wp->hooks = *hooks;
 	if ((wp->threads = calloc(nthreads, sizeof(*wp->threads))) == NULL ||

@@ -36,18 +36,21 @@ struct writer_hooks {
 };
 
 /*
- * Where a writer's librrd calls go: librrd itself unless a test puts a
- * sink in between to count the calls and read what each would write.
- * create has rrdfile_create's contract; update has rrd_update_r's (0, or
- * -1 with the message in librrd's per-thread error) and runs under the
- * writer's SIGBUS/SIGFPE guard like the real call.
+ * Where a writer's calls go: the run's target (librrd on the files, or
+ * the writer's own connection to an rrdcached) unless a test puts a sink
+ * in between to count the calls and read what each would write.  Each
+ * call gets the writer's connection (arg for a given sink).  create has
+ * rrdfile_create's contract; update writes argc values and returns 0, or
+ * -1 with err (naming path) and *kind set; *done: the values written,
+ * the first ones.  update runs under the writer's SIGBUS/SIGFPE guard.
  */
 struct writer_sink {
-	int	(*create)(void *arg, const struct stress_params *p,
+	int	(*create)(void *conn, const struct stress_params *p,
 		    const char *path, time_t last_up, enum rrdfile_kind *kind,
 		    char *err, size_t errlen);
-	int	(*update)(void *arg, const char *path, int argc,
-		    const char **argv);
+	int	(*update)(void *conn, const char *path, int argc,
+		    const char **argv, int *done, enum rrdfile_kind *kind,
+		    char *err, size_t errlen);
 	void	*arg;
 };
 
@@ -55,10 +58,14 @@ struct writer_sink {
  * formatting or touching disk: the queue alone (benchmarks). */
 extern const struct writer_sink writer_null_sink;
 
+struct rrdcc;
+
 /* Per-thread formatting buffers and the last error. */
 struct writer_ctx {
 	const struct writer_hooks	*hooks;
-	const struct writer_sink	*sink;		/* librrd by default */
+	const struct writer_sink	*sink;		/* the run's target */
+	void				*conn;		/* the sink's first argument */
+	struct rrdcc			*rrdcc;		/* target rrdcached */
 	const struct stress_params	*p;
 	char				*buf;
 	size_t				 buflen;
@@ -96,7 +103,7 @@ void	writer_finish(struct queue *q, struct queue_batch *b,
 
 struct writer_pool;
 
-/* sink NULL: librrd; &writer_null_sink: no writes (benchmarks). */
+/* sink NULL: the run's target; &writer_null_sink: no writes (benchmarks). */
 struct writer_pool *writer_pool_start(struct queue *q,
 	    const struct stress_params *p, unsigned nthreads,
 	    const struct writer_sink *sink, const struct writer_hooks *hooks);

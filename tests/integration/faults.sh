@@ -30,7 +30,7 @@ umount_all() {
 }
 trap 'rc=$?; umount_all; (exit $rc); cleanup' EXIT
 
-KINDS=corrupt,locked,missing,no_space,other,permission,read_only
+KINDS=connection,corrupt,locked,missing,no_space,other,permission,read_only
 head -c 65536 /dev/urandom >"$T/garbage"
 
 # Helpers built with the C compiler when there is one.

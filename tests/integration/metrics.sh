@@ -50,7 +50,7 @@ rm -f "$T"/rrd/1[0-4].rrd
 s=$(wait_run)
 body=$(curl -sf "$URL/metrics") || fail "GET /metrics failed"
 assert_num "$(jget "$s" errors_by_kind.missing)" '>' 0 "stats errors_by_kind.missing"
-for k in missing corrupt no_space read_only permission locked other; do
+for k in missing corrupt no_space read_only permission locked connection other; do
 	assert_eq "$(metric "stressd_errors_by_kind_total{kind=\"$k\"}")" \
 	    "$(jget "$s" "errors_by_kind.$k")" "stressd_errors_by_kind_total{kind=$k}"
 done

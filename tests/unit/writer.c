@@ -138,11 +138,17 @@ rec_value(struct recorder *r, int i, const char *arg)
 }
 
 static int
-rec_update(void *arg, const char *path, int argc, const char **argv)
+rec_update(void *arg, const char *path, int argc, const char **argv,
+    int *done, enum rrdfile_kind *kind, char *err, size_t errlen)
 {
 	struct recorder *r = arg;
 	struct file_log *fl;
 	int i;
+
+	(void)kind;
+	(void)err;
+	(void)errlen;
+	*done = argc;
 
 	pthread_mutex_lock(&r->mu);
 	r->calls++;
