@@ -138,10 +138,22 @@ open_socket(const char *addr, int ms, char *err, size_t errlen)
 			return -1;
 		}
 		memcpy(sun.sun_path, path, strlen(path));
+		/* Blocking, bounded by SO_SNDTIMEO: a non-blocking connect
+		 * to a Unix socket whose listen queue is full (rrdcached's
+		 * is 10 deep) fails with EAGAIN at once, where a blocking one
+		 * waits for room. */
 		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) ==
-		    -1 || connect_timed(fd, (struct sockaddr *)&sun,
-		    sizeof(sun), ms) == -1)
+		    -1 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+		    sizeof(tv)) == -1)
 			goto syserr;
+		while ((rc = connect(fd, (struct sockaddr *)&sun,
+		    sizeof(sun))) == -1 && errno == EINTR)
+			;
+		if (rc == -1) {
+			if (errno == EAGAIN)
+				errno = ETIMEDOUT;
+			goto syserr;
+		}
 		goto opts;
 	}
 	snprintf(host, sizeof(host), "%s", addr);
@@ -245,7 +257,7 @@ send_all(struct rrdcc *c, const char *buf, size_t len, char *err,
 			if (errno == EINTR)
 				continue;
 			snprintf(err, errlen, "rrdcached %s: send: %s", c->addr,
-			    errno == EAGAIN ? "stalled for 10 s" :
+			    errno == EAGAIN ? "stalled, timed out" :
 			    strerror(errno));
 			return -1;
 		}
