@@ -493,8 +493,11 @@ print_rrdcached(json_object *rc)
 	free(title);
 	free(a);
 	printf("  during the run:");
+	if (json_object_get_boolean(jpath(rc, "restarted")))
+		printf(" rrdcached restarted, its counters began again;");
 	for (size_t i = 0; i < sizeof(grew) / sizeof(*grew); i++) {
-		if (jnum(start, grew[i], &v0) && jnum(end, grew[i], &v1))
+		if (jnum(start, grew[i], &v0) && jnum(end, grew[i], &v1) &&
+		    v1 >= v0)
 			printf("%s %s +%.0f", i ? "," : "", grew[i], v1 - v0);
 		else
 			printf("%s %s -", i ? "," : "", grew[i]);

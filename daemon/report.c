@@ -205,6 +205,9 @@ report_json(const struct report_input *in)
 		    report_rrdcached_json(in->rrdc_latest) : NULL);
 		json_object_object_add(x, "flush_s", in->rrdc_flush_s >= 0 ?
 		    json_object_new_double(in->rrdc_flush_s) : NULL);
+		/* Then DataSetsWritten says nothing of this run's values. */
+		json_object_object_add(x, "restarted",
+		    json_object_new_boolean(in->rrdc_restarted));
 		json_object_object_add(o, "rrdcached", x);
 	}
 

@@ -48,6 +48,7 @@ struct report_input {
 	 * (negative: not done) */
 	const struct rrdcc_stats	*rrdc_start, *rrdc_latest;
 	double				 rrdc_flush_s;
+	bool				 rrdc_restarted;	/* counters went back */
 };
 
 json_object	*report_json(const struct report_input *in);

@@ -28,6 +28,7 @@ struct rrdcc {
 	char	addr[300];
 	int	fd;
 	int	timeout_ms;	/* of a connect, a reply, a send */
+	bool	resend;		/* a failed command goes once more */
 	char	rbuf[16384];
 	size_t	rpos, rlen;
 };
@@ -50,6 +51,7 @@ rrdcc_new(const char *addr)
 	snprintf(c->addr, sizeof(c->addr), "%s", addr);
 	c->fd = -1;
 	c->timeout_ms = RRDCC_TIMEOUT_S * 1000;
+	c->resend = true;
 	return c;
 }
 
@@ -72,9 +74,10 @@ rrdcc_free(struct rrdcc *c)
 }
 
 void
-rrdcc_set_timeout(struct rrdcc *c, int ms)
+rrdcc_set_timeout(struct rrdcc *c, int ms, bool resend)
 {
 	c->timeout_ms = ms;
+	c->resend = resend;
 	disconnect(c);	/* the next command connects with it */
 }
 
@@ -308,9 +311,12 @@ static int
 exchange(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
     bool *retried, char *err, size_t errlen)
 {
+	int rc;
+
 	*retried = false;
-	if (exchange_once(c, cmd, len, r, err, errlen) == 0)
-		return 0;
+	if ((rc = exchange_once(c, cmd, len, r, err, errlen)) == 0 ||
+	    !c->resend)
+		return rc;
 	*retried = true;
 	return exchange_once(c, cmd, len, r, err, errlen);
 }
@@ -457,11 +463,31 @@ rrdcc_create(struct rrdcc *c, const struct stress_params *p,
 		cap += strlen(argv[i]) + 1;
 	if ((cmd = malloc(cap)) == NULL)
 		fatal("rrdcached create");
+	/* rrdcached keeps a file's last update time after the file is gone
+	 * (a directory removed, a filesystem made anew between runs): the
+	 * new file's updates, from the start again, would all be refused
+	 * as older.  FORGET drops that, whatever its answer. */
+	len = (size_t)snprintf(cmd, cap, "FORGET %s\n", path);
+	memset(&r, 0, sizeof(r));
+	if (exchange(c, cmd, len, &r, &retried, err, errlen) == -1) {
+		name_path(path, err, errlen);
+		if (kind != NULL)
+			*kind = RRDFILE_CONNECTION;
+		goto out;
+	}
 	len = (size_t)snprintf(cmd, cap, "CREATE %s -s %llu -b %lld", path,
 	    (unsigned long long)p->step, (long long)last_up);
 	for (int i = 0; i < argc; i++)
 		len += (size_t)snprintf(cmd + len, cap - len, " %s", argv[i]);
 	cmd[len++] = '\n';
+	if (len > RRDCC_LINE_MAX) {
+		snprintf(err, errlen, "%.2000s: CREATE of %zu bytes, longer "
+		    "than rrdcached's %d-byte command line (path or RRAs too "
+		    "long)", path, len, RRDCC_LINE_MAX);
+		if (kind != NULL)
+			*kind = RRDFILE_OTHER;
+		goto out;
+	}
 	memset(&r, 0, sizeof(r));
 	if (exchange(c, cmd, len, &r, &retried, err, errlen) == -1) {
 		name_path(path, err, errlen);

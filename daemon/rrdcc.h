@@ -54,8 +54,9 @@ void		 rrdcc_free(struct rrdcc *c);
 int		 rrdcc_connect(struct rrdcc *c, char *err, size_t errlen);
 const char	*rrdcc_addr(const struct rrdcc *c);
 /* Connects, replies and sends that take longer than ms fail as a lost
- * connection (RRDCC_TIMEOUT_S by default). */
-void		 rrdcc_set_timeout(struct rrdcc *c, int ms);
+ * connection (RRDCC_TIMEOUT_S by default); resend false: a command whose
+ * connection fails is not sent again on a new one (true by default). */
+void		 rrdcc_set_timeout(struct rrdcc *c, int ms, bool resend);
 
 /*
  * UPDATE path with argc "ts:v[:v...]" values, as lines of at most

@@ -93,6 +93,7 @@ struct run {
 	struct rrdcc		*cc;
 	struct rrdcc_stats	 cc_start, cc_latest;
 	bool			 cc_have_latest;
+	bool			 cc_restarted;	/* its counters went back */
 	double			 cc_retry_at;	/* monotonic s, after a failure */
 	double			 flush_start;	/* monotonic s; 0: not begun */
 	double			 flush_polled;
@@ -452,6 +453,13 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		    (unsigned long long)r->p.files);
 	if (scan_files(r, layout, field, err, errlen) == -1)
 		return -1;
+	/* The baseline of the closing flush: after the scan, whose FLUSHes
+	 * may have had rrdcached write values of an earlier run. */
+	if (r->cc != NULL && rrdcc_stats(r->cc, &r->cc_start, err,
+	    errlen) == -1) {
+		*field = "target";
+		return -1;
+	}
 	/* After the scan, which read every reused file's header. */
 	if (r->p.sync == KNOBS_SYNC_DROP_CACHES &&
 	    drop_caches(r, field, err, errlen) == -1)
@@ -562,7 +570,7 @@ run_launch(struct run *r, const char **field, char *err, size_t errlen)
 	/* From here on it serves the event loop: a stalled rrdcached may
 	 * hold a sample (or the end of the run) only this long. */
 	if (r->cc != NULL)
-		rrdcc_set_timeout(r->cc, RUN_RRDCACHED_POLL_MS);
+		rrdcc_set_timeout(r->cc, RUN_RRDCACHED_POLL_MS, false);
 	log_info("run %u: %llu files in %s (%llu to create), %llu updates, "
 	    "%llu writers", r->id, (unsigned long long)r->p.files, r->p.dir,
 	    (unsigned long long)r->missing,
@@ -637,6 +645,7 @@ report_input_of(struct run *r, struct report_input *in,
 	if (r->cc != NULL) {
 		in->rrdc_start = &r->cc_start;
 		in->rrdc_latest = r->cc_have_latest ? &r->cc_latest : NULL;
+		in->rrdc_restarted = r->cc_restarted;
 	}
 	in->rrdc_flush_s = r->flush_s;
 }
@@ -746,6 +755,16 @@ poll_rrdcached(struct run *r)
 		r->cc_retry_at = now + RUN_RRDCACHED_RETRY_S;
 		return -1;
 	}
+	/* A restarted rrdcached counts from 0 again: what it wrote of the
+	 * run can no longer be told from DataSetsWritten. */
+	if (!r->cc_restarted && (st.updates_received <
+	    (r->cc_have_latest ? r->cc_latest : r->cc_start).updates_received ||
+	    st.data_sets_written < r->cc_start.data_sets_written)) {
+		r->cc_restarted = true;
+		log_warnx("run %u: rrdcached %s restarted (its counters went "
+		    "back): the closing flush can only wait for its queue to "
+		    "empty", r->id, rrdcc_addr(r->cc));
+	}
 	r->cc_latest = st;
 	r->cc_have_latest = true;
 	return 0;
@@ -770,24 +789,18 @@ flushed(struct run *r)
 		return true;
 	if (r->flush_start == 0) {
 		r->flush_start = now;
-		if (rrdcc_flushall(r->cc, err, sizeof(err)) == -1) {
-			log_warnx("run %u: %s", r->id, err);
-			if (!r->discard) {
-				snprintf(r->reason, sizeof(r->reason), "the "
-				    "end-of-run FLUSHALL failed: %s", err);
-				r->failed = true;
-			}
-			r->flush_done = true;
-			return true;
-		}
-		log_info("run %u: FLUSHALL sent to rrdcached %s", r->id,
-		    rrdcc_addr(r->cc));
-		if (r->discard) {
-			r->flush_done = true;
-			return true;
-		}
+		/* A FLUSHALL that got no answer in time may still have been
+		 * carried out (rrdcached walks its whole cache for it): the
+		 * wait below tells, within flush_timeout. */
+		if (rrdcc_flushall(r->cc, err, sizeof(err)) == -1)
+			log_warnx("run %u: %s; waiting for rrdcached's queue "
+			    "all the same", r->id, err);
+		else
+			log_info("run %u: FLUSHALL sent to rrdcached %s",
+			    r->id, rrdcc_addr(r->cc));
 	}
-	if (r->discard) {	/* a stop without drain while waiting */
+	/* A stop without drain, or flush_timeout 0: no wait. */
+	if (r->discard || r->p.flush_timeout == 0) {
 		r->flush_done = true;
 		return true;
 	}
@@ -799,24 +812,28 @@ flushed(struct run *r)
 		written = r->cc_latest.data_sets_written -
 		    r->cc_start.data_sets_written;
 		if (r->cc_latest.queue_length == 0 &&
-		    written >= c.updates_completed) {
+		    (r->cc_restarted || written >= c.updates_completed)) {
 			r->flush_s = now - r->flush_start;
 			r->flush_done = true;
-			log_info("run %u: rrdcached wrote everything %.3f s "
-			    "after FLUSHALL", r->id, r->flush_s);
+			log_info("run %u: rrdcached %s %.3f s after FLUSHALL",
+			    r->id, r->cc_restarted ? "had an empty queue "
+			    "(it restarted: what it wrote is not known)" :
+			    "wrote everything", r->flush_s);
 			return true;
 		}
 	}
 	if (now - r->flush_start < r->p.flush_timeout)
 		return false;
-	written = r->cc_latest.data_sets_written - r->cc_start.data_sets_written;
+	written = r->cc_restarted ? 0 : r->cc_latest.data_sets_written -
+	    r->cc_start.data_sets_written;
 	snprintf(r->reason, sizeof(r->reason), "rrdcached %s had not "
 	    "written the run's values %g s after FLUSHALL (flush_timeout): "
 	    "DataSetsWritten grew by %llu of %llu, QueueLength %llu%s",
 	    rrdcc_addr(r->cc), r->p.flush_timeout, (unsigned long long)written,
 	    (unsigned long long)c.updates_completed,
 	    (unsigned long long)r->cc_latest.queue_length,
-	    r->cc_have_latest ? "" : " (no STATS answered)");
+	    !r->cc_have_latest ? " (no STATS answered)" : r->cc_restarted ?
+	    " (it restarted during the run)" : "");
 	log_warnx("run %u: %s", r->id, r->reason);
 	r->failed = true;
 	r->flush_done = true;

@@ -93,6 +93,18 @@ assert_eq "$(jnum "$s" creates_completed)" 0 "reuse: creates"
 assert_eq "$(rrd_sum "$(rrd_scan "$T/files" "$FILES")")" $((2 * UPDATES)) \
     "reuse: rrdtool lastupdate sum"
 
+# ---- the files removed under rrdcached, then made anew: it still holds
+# their last update times, which CREATE alone leaves (FORGET drops them)
+rm -rf "$T/files"
+r=$(start_run --dir "$T/files" --files "$FILES" --threads 4 \
+    --write-threads 3 --max-updates "$UPDATES" --update-time 0 \
+    --rra "$RRA" --target "$TARGET")
+s=$(wait_run)
+assert_eq "$(jget "$s" state)" done "recreated: final state"
+assert_eq "$(jnum "$s" errors)" 0 "recreated: errors"
+assert_eq "$(rrd_sum "$(rrd_scan "$T/files" "$FILES")")" "$UPDATES" \
+    "recreated: rrdtool lastupdate sum"
+
 # ---- rrdcached restarted under a paced run: errors, not a crash
 r=$(start_run --dir "$T/paced" --files 50 --threads 2 --write-threads 2 \
     --max-updates 8000 --update-time 4 --rra "$RRA" --target "$TARGET" \
@@ -112,6 +124,9 @@ assert_eq $(($(jnum "$s" updates_completed) + $(jnum "$s" updates_failed))) \
     8000 "completed + failed"
 assert_num "$(jnum "$s" updates_completed)" '>' "$before" \
     "updates completed after rrdcached came back"
+rid=$(jget "$s" run_id)
+assert_eq "$(jq -r .rrdcached.restarted "$STATE/runs/$rid/report.json")" \
+    true "restart seen in report.json"
 jq -e '.error_messages[0] | test("^/.*\\.rrd: rrdcached unix:")' \
     <<<"$s" >/dev/null ||
     fail "error message does not name the file: $(jq -c .error_messages <<<"$s")"

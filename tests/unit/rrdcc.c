@@ -359,7 +359,7 @@ client(struct fake *f)
 	struct rrdcc *c = rrdcc_new(f->sock);
 
 	assert_non_null(c);
-	rrdcc_set_timeout(c, 5000);
+	rrdcc_set_timeout(c, 5000, true);
 	return c;
 }
 
@@ -815,7 +815,7 @@ test_timeout(void **state)
 	double t0, elapsed;
 
 	set_script(f, s_silent, NULL, 0);
-	rrdcc_set_timeout(c, 200);
+	rrdcc_set_timeout(c, 200, true);
 	t0 = util_now();
 	assert_int_equal(rrdcc_update(c, "/x/y.rrd", 1, argv, &done, &kind,
 	    err, sizeof(err)), -1);
@@ -827,6 +827,20 @@ test_timeout(void **state)
 	assert_true(elapsed >= 0.15);
 	assert_true(elapsed < 2);
 	assert_non_null(strstr(err, "/x/y.rrd"));
+	rrdcc_free(c);
+
+	/* Without resend (the event loop's connection): one timeout. */
+	reset(f);
+	c = client(f);
+	rrdcc_set_timeout(c, 200, false);
+	t0 = util_now();
+	assert_int_equal(rrdcc_update(c, "/x/y.rrd", 1, argv, &done, &kind,
+	    err, sizeof(err)), -1);
+	elapsed = util_now() - t0;
+	print_message("no reply, no resend: failed after %.3f s\n", elapsed);
+	assert_int_equal(kind, RRDFILE_CONNECTION);
+	assert_true(elapsed < 0.35);
+	assert_int_equal(nlines(f), 1);
 	rrdcc_free(c);
 
 	/* Nobody listening: a connection error, at once. */
@@ -911,7 +925,7 @@ test_connect_backlog(void **state)
 	assert_int_equal(pthread_create(&th, NULL, late_serve, &l), 0);
 	c = rrdcc_new(sun.sun_path);
 	assert_non_null(c);
-	rrdcc_set_timeout(c, 3000);
+	rrdcc_set_timeout(c, 3000, true);
 	t0 = util_now();
 	rc = rrdcc_stats(c, &st, err, sizeof(err));
 	elapsed = util_now() - t0;
@@ -941,8 +955,11 @@ test_create(void **state)
 	set_script(f, s_text, "0 RRD created OK\n", 0);
 	assert_int_equal(rrdcc_create(c, &p, "/x/y.rrd", (time_t)BASE_TS,
 	    &kind, err, sizeof(err)), 0);
-	assert_int_equal(nlines(f), 1);
-	assert_string_equal(f->lines[0], "CREATE /x/y.rrd -s 300 -b 946710000 "
+	/* FORGET first: rrdcached may still hold a gone file's last
+	 * update time, which would refuse the new file's updates. */
+	assert_int_equal(nlines(f), 2);
+	assert_string_equal(f->lines[0], "FORGET /x/y.rrd");
+	assert_string_equal(f->lines[1], "CREATE /x/y.rrd -s 300 -b 946710000 "
 	    "DS:ds0:GAUGE:600:U:U DS:ds1:GAUGE:600:U:U RRA:AVERAGE:0.5:1:10 "
 	    "RRA:MAX:0.5:12:5");
 
@@ -953,6 +970,24 @@ test_create(void **state)
 	assert_int_equal(kind, RRDFILE_PERMISSION);
 	assert_non_null(strstr(err, "/x/y.rrd"));
 	assert_non_null(strstr(err, "Permission denied"));
+
+	/* A CREATE past the line rrdcached takes is refused here, as too
+	 * long, not sent to be dropped as a lost connection. */
+	{
+		char path[7990], lerr[4096];
+
+		memset(path, 'a', sizeof(path) - 1);
+		path[0] = '/';
+		path[sizeof(path) - 1] = '\0';
+		set_script(f, s_text, "0 RRD created OK\n", 0);
+		reset(f);
+		assert_int_equal(rrdcc_create(c, &p, path, (time_t)BASE_TS,
+		    &kind, lerr, sizeof(lerr)), -1);
+		assert_int_equal(kind, RRDFILE_OTHER);
+		assert_non_null(strstr(lerr, "command line"));
+		for (int i = 0; i < nlines(f); i++)
+			assert_true(strncmp(f->lines[i], "CREATE", 6) != 0);
+	}
 	knobs_free(&p);
 	rrdcc_free(c);
 }
