@@ -35,12 +35,19 @@ start_rrdcached() {
 }
 start_rrdcached
 
+# flat_run [ARGS]: a flat-out run on $T/files through rrdcached; sets id
+# and s (the final stats).
+flat_run() {
+	local r
+	r=$(start_run --dir "$T/files" --files "$FILES" --threads 4 \
+	    --write-threads 3 --max-updates "$UPDATES" --update-time 0 \
+	    --rra "$RRA" --target "$TARGET" "$@")
+	id=$(jget "$r" run_id)
+	s=$(wait_run)
+}
+
 # ---- a flat-out run through rrdcached: every value lands on disk
-r=$(start_run --dir "$T/files" --files "$FILES" --threads 4 \
-    --write-threads 3 --max-updates "$UPDATES" --update-time 0 \
-    --rra "$RRA" --target "$TARGET" --sample-interval 0.2)
-id=$(jget "$r" run_id)
-s=$(wait_run)
+flat_run --sample-interval 0.2
 assert_eq "$(jget "$s" state)" done "final state"
 check_invariants "$s" "rrdcached run"
 assert_eq "$(jnum "$s" updates_completed)" "$UPDATES" "updates_completed"
@@ -84,10 +91,7 @@ log "flat out: $(jget "$rep" throughput.updates_per_s_since_first_update)" \
     "updates/s, flush $(jget "$rep" rrdcached.flush_s) s"
 
 # ---- the same files again: reused through rrdcached's INFO, continued
-r=$(start_run --dir "$T/files" --files "$FILES" --threads 4 \
-    --write-threads 3 --max-updates "$UPDATES" --update-time 0 \
-    --rra "$RRA" --target "$TARGET")
-s=$(wait_run)
+flat_run
 assert_eq "$(jget "$s" state)" done "reuse: final state"
 assert_eq "$(jnum "$s" creates_completed)" 0 "reuse: creates"
 assert_eq "$(rrd_sum "$(rrd_scan "$T/files" "$FILES")")" $((2 * UPDATES)) \
@@ -96,10 +100,7 @@ assert_eq "$(rrd_sum "$(rrd_scan "$T/files" "$FILES")")" $((2 * UPDATES)) \
 # ---- the files removed under rrdcached, then made anew: it still holds
 # their last update times, which CREATE alone leaves (FORGET drops them)
 rm -rf "$T/files"
-r=$(start_run --dir "$T/files" --files "$FILES" --threads 4 \
-    --write-threads 3 --max-updates "$UPDATES" --update-time 0 \
-    --rra "$RRA" --target "$TARGET")
-s=$(wait_run)
+flat_run
 assert_eq "$(jget "$s" state)" done "recreated: final state"
 assert_eq "$(jnum "$s" errors)" 0 "recreated: errors"
 assert_eq "$(rrd_sum "$(rrd_scan "$T/files" "$FILES")")" "$UPDATES" \
