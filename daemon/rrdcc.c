@@ -29,6 +29,11 @@ struct rrdcc {
 	int	fd;
 	int	timeout_ms;	/* of a connect, a reply, a send */
 	bool	resend;		/* a failed command goes once more */
+	/* TCP: the address the name resolved to when a connection first
+	 * worked, so later reconnects (the event loop's among them) make
+	 * no DNS lookup, which has no time limit */
+	struct sockaddr_storage	sa;
+	socklen_t		salen;
 	char	rbuf[16384];
 	size_t	rpos, rlen;
 };
@@ -122,7 +127,8 @@ connect_timed(int fd, const struct sockaddr *sa, socklen_t len, int ms)
 /* ADDR as rrdcached takes it: unix:/path or /path, else host, host:port
  * or [v6]:port (port 42217 by default). */
 static int
-open_socket(const char *addr, int ms, char *err, size_t errlen)
+open_socket(struct rrdcc *c, const char *addr, int ms, char *err,
+    size_t errlen)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 	struct addrinfo hints, *res = NULL, *ai;
@@ -159,6 +165,13 @@ open_socket(const char *addr, int ms, char *err, size_t errlen)
 		}
 		goto opts;
 	}
+	if (c->salen > 0) {
+		if ((fd = socket(c->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) == -1 || connect_timed(fd, (struct sockaddr *)&c->sa,
+		    c->salen, ms) == -1)
+			goto syserr;
+		goto opts;
+	}
 	snprintf(host, sizeof(host), "%s", addr);
 	if (host[0] == '[' && (colon = strchr(host, ']')) != NULL) {
 		*colon = '\0';
@@ -182,8 +195,13 @@ open_socket(const char *addr, int ms, char *err, size_t errlen)
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		    ai->ai_protocol)) != -1 &&
-		    connect_timed(fd, ai->ai_addr, ai->ai_addrlen, ms) == 0)
+		    connect_timed(fd, ai->ai_addr, ai->ai_addrlen, ms) == 0) {
+			if (ai->ai_addrlen <= sizeof(c->sa)) {
+				memcpy(&c->sa, ai->ai_addr, ai->ai_addrlen);
+				c->salen = ai->ai_addrlen;
+			}
 			break;
+		}
 		e = errno;
 		if (fd != -1)
 			close(fd);
@@ -212,7 +230,7 @@ rrdcc_connect(struct rrdcc *c, char *err, size_t errlen)
 {
 	if (c->fd != -1)
 		return 0;
-	c->fd = open_socket(c->addr, c->timeout_ms, err, errlen);
+	c->fd = open_socket(c, c->addr, c->timeout_ms, err, errlen);
 	return c->fd == -1 ? -1 : 0;
 }
 

@@ -132,6 +132,27 @@ jq -e '.error_messages[0] | test("^/.*\\.rrd: rrdcached unix:")' \
     <<<"$s" >/dev/null ||
     fail "error message does not name the file: $(jq -c .error_messages <<<"$s")"
 
+# ---- over TCP, by name (localhost): nothing is made or looked up here,
+# rrdcached -R makes the subdirectories
+for port in $(shuf -i 20000-60000 -n 5); do
+	rrdcached -g -F -w 3600 -z 1 -R -l "127.0.0.1:$port" \
+	    -p "$T/tcp.pid" -b "$T" >>"$T/rrdcached-tcp.log" 2>&1 &
+	TPID=$!
+	HELPER_PIDS+=("$TPID")
+	sleep 0.5
+	pid_alive "$TPID" && break
+done
+pid_alive "$TPID" || fail "no rrdcached on TCP: $(tail -n 3 "$T/rrdcached-tcp.log")"
+r=$(start_run --dir "$T/tcp/sub" --files 20 --files-per-dir 10 \
+    --max-updates 2000 --update-time 0 --rra "$RRA" \
+    --target "rrdcached:localhost:$port")
+s=$(wait_run)
+assert_eq "$(jget "$s" state)" done "tcp: final state"
+assert_eq "$(rrd_sum "$(rrd_scan "$T/tcp/sub" 20 10)")" 2000 \
+    "tcp: rrdtool lastupdate sum"
+assert_eq "$(jq -r .target.fs_type "$STATE/runs/$(jget "$s" run_id)/report.json")" \
+    null "tcp: no file system recorded for a remote target"
+
 # ---- refused: bad targets, an rrdcached that is not there, sync data
 expect_target_error() {
 	local what=$1 out rc=0
