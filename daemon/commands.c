@@ -674,10 +674,15 @@ commands_updates_done(void)
 {
 	struct queue_counters c;
 
+	struct rrdcc_stats st;
+
 	if (d.run == NULL)
 		return 0;
 	run_counters(d.run, &c);
-	return c.updates_completed + c.updates_failed;
+	/* With an rrdcached target the drain ends with its flush: values
+	 * it writes are progress too. */
+	return c.updates_completed + c.updates_failed +
+	    (run_rrdcached_stats(d.run, &st) ? st.data_sets_written : 0);
 }
 
 bool

@@ -35,7 +35,8 @@ void	commands_tick(void);
 void	commands_shutdown(bool drain, const char *why);
 /* True once no run is active (the daemon may exit). */
 bool	commands_quiescent(void);
-/* Updates the run has written or failed so far (drain progress). */
+/* Updates the run has written or failed so far, and with an rrdcached
+ * target the values it wrote (drain progress). */
 uint64_t commands_updates_done(void);
 /* A writer of the run inside one librrd call for longer than limit s. */
 bool	commands_stuck(double limit);

@@ -128,6 +128,8 @@ assert_num "$(jnum "$s" updates_completed)" '>' "$before" \
 rid=$(jget "$s" run_id)
 assert_eq "$(jq -r .rrdcached.restarted "$STATE/runs/$rid/report.json")" \
     true "restart seen in report.json"
+log "restart: $(jget "$s" errors_by_kind.connection) connection errors," \
+    "$(jnum "$s" updates_completed) completed"
 jq -e '.error_messages[0] | test("^/.*\\.rrd: rrdcached unix:")' \
     <<<"$s" >/dev/null ||
     fail "error message does not name the file: $(jq -c .error_messages <<<"$s")"
@@ -171,5 +173,19 @@ FIELD=sync expect_target_error "sync data" --target "$TARGET" --sync data
 out=$(rawreq '{"cmd":"start","args":{"dir":"'"$T"'/bad","files":1,"target":"rrdcached"}}')
 expect_error "$out" bad_argument target "raw bogus target"
 assert_alive
-log "restart: $(jget "$s" errors_by_kind.connection) connection errors," \
-    "$(jnum "$s" updates_completed) completed"
+
+# ---- SIGTERM mid-run: the drain includes the closing flush, so what is
+# on disk (rrdcached writes only on FLUSHALL here) is every completed value
+r=$(start_run --dir "$T/term" --files 50 --threads 2 --write-threads 2 \
+    --max-updates 100000 --update-time 20 --rra "$RRA" --target "$TARGET")
+id=$(jget "$r" run_id)
+wait_for_stats '.updates_completed > 2000' 20 >/dev/null
+stop_daemon TERM 60
+assert_eq "$DAEMON_RC" 0 "exit status after SIGTERM"
+rep=$(cat "$STATE/runs/$id/report.json")
+assert_eq "$(jget "$rep" state)" stopped "SIGTERM: state"
+jq -e '.rrdcached.flush_s >= 0' <<<"$rep" >/dev/null ||
+    fail "SIGTERM: no closing flush: $(jq -c .rrdcached <<<"$rep")"
+assert_eq "$(rrd_sum "$(rrd_scan "$T/term" 50)")" \
+    "$(jget "$rep" counters.updates_completed)" \
+    "SIGTERM: rrdtool lastupdate sum vs updates_completed"
