@@ -286,6 +286,52 @@ type_name(enum knob_type t)
 	return "?";
 }
 
+/* A name or address of letters, digits, '.', '-', '_' (or a bare IPv6
+ * address), or [v6], then maybe ":port". */
+static bool
+tcp_addr_ok(const char *a)
+{
+	const char *end, *port = NULL;
+	unsigned long n;
+	char *stop;
+
+	if (*a == '[') {
+		if ((end = strchr(a, ']')) == NULL || end == a + 1)
+			return false;
+		for (const char *c = a + 1; c < end; c++)
+			if (!isxdigit((unsigned char)*c) && *c != ':' &&
+			    *c != '.')
+				return false;
+		if (end[1] == '\0')
+			return true;
+		if (end[1] != ':')
+			return false;
+		port = end + 2;
+	} else if ((end = strchr(a, ':')) != NULL &&
+	    strchr(end + 1, ':') != NULL) {
+		for (const char *c = a; *c != '\0'; c++)	/* bare v6 */
+			if (!isxdigit((unsigned char)*c) && *c != ':' &&
+			    *c != '.')
+				return false;
+		return true;
+	} else {
+		if (end == a)
+			return false;
+		for (const char *c = a; *c != '\0' && c != end; c++)
+			if (!isalnum((unsigned char)*c) && *c != '.' &&
+			    *c != '-' && *c != '_')
+				return false;
+		if (end == NULL)
+			return true;
+		port = end + 1;
+	}
+	if (!isdigit((unsigned char)*port))
+		return false;
+	errno = 0;
+	n = strtoul(port, &stop, 10);
+	return errno == 0 && *stop == '\0' && n >= 1 && n <= 65535;
+}
+
 /* target: librrd, or rrdcached:ADDR with ADDR as rrdcached takes it
  * (unix:/path or /path; host, host:port or [v6]:port). */
 static int
@@ -307,12 +353,17 @@ check_target(const char *s, char *err, size_t errlen)
 		    "address (unix:/path, /path, host or host:port)", s);
 		return -1;
 	}
-	for (; *a != '\0'; a++)
-		if (!isgraph((unsigned char)*a)) {
+	for (const char *c = a; *c != '\0'; c++)
+		if (!isgraph((unsigned char)*c)) {
 			snprintf(err, errlen, "target: the address may not "
 			    "hold blanks or control characters");
 			return -1;
 		}
+	if (*a != '/' && !tcp_addr_ok(a)) {
+		snprintf(err, errlen, "target: '%.64s' is no host, host:port "
+		    "or [v6]:port (port 1 to 65535)", a);
+		return -1;
+	}
 	return 0;
 }
 

@@ -144,6 +144,10 @@ cmd_start(struct control_conn *c, json_object *args, json_object *id)
 	if (d.cfg != NULL && conffile_dir_allowed(d.cfg, a.params.dir, err,
 	    sizeof(err)) != 1)
 		control_reply_error(c, id, PROTO_ERR_DENIED, "dir", "%s", err);
+	else if (d.cfg != NULL && conffile_target_allowed(d.cfg,
+	    a.params.target, err, sizeof(err)) != 1)
+		control_reply_error(c, id, PROTO_ERR_DENIED, "target", "%s",
+		    err);
 	else if ((d.pending = run_prepare(d.next_id, d.state_dir,
 	    &a.params)) == NULL)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,

@@ -151,10 +151,18 @@ get_state_dir(const struct config *c, FILE *fp)
 	return true;
 }
 
-/* Given but empty is refused rather than read as "nothing allowed": a
- * daemon that refuses every run is never what was meant. */
+/*
+ * A list key (allowed_dirs, allowed_targets): items separated by commas or
+ * blanks, each stored by add (0, or -1 when it is no item: "expected
+ * <what>, and 'x' is not one"), at most CONFIG_MAX_ALLOWED.  Given but
+ * empty is refused rather than read as "nothing allowed": a daemon that
+ * refuses every run is never what was meant.  *count: the items stored
+ * (0 after an error).
+ */
 static int
-set_allowed_dirs(struct config *c, const char *v, char *e, size_t n)
+set_list(struct config *c, const char *v, size_t *count, const char *what,
+    const char *empty, int (*add)(struct config *, size_t, const char *),
+    char *e, size_t n)
 {
 	char *copy, *save = NULL, *tok;
 	int rc = -1;
@@ -163,33 +171,48 @@ set_allowed_dirs(struct config *c, const char *v, char *e, size_t n)
 		snprintf(e, n, "out of memory");
 		return -1;
 	}
-	c->nallowed = 0;
+	*count = 0;
 	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
 	    tok = strtok_r(NULL, ", \t", &save)) {
-		if (c->nallowed == CONFIG_MAX_ALLOWED) {
-			snprintf(e, n, "expected at most %d directories",
-			    CONFIG_MAX_ALLOWED);
+		if (*count == CONFIG_MAX_ALLOWED) {
+			snprintf(e, n, "expected at most %d %s",
+			    CONFIG_MAX_ALLOWED, what);
 			goto fail;
 		}
-		if (parse_path(c->allowed_dirs[c->nallowed], 4096, tok) == -1) {
-			snprintf(e, n, "expected absolute paths separated by "
-			    "commas or blanks, and '%s' is not one", tok);
+		if (add(c, *count, tok) == -1) {
+			snprintf(e, n, "expected %s separated by commas or "
+			    "blanks, and '%s' is not one", what, tok);
 			goto fail;
 		}
-		c->nallowed++;
+		(*count)++;
 	}
-	if (c->nallowed == 0) {
-		snprintf(e, n, "expected one or more absolute paths (leave "
-		    "the key out to let runs write anywhere)");
+	if (*count == 0) {
+		snprintf(e, n, "%s", empty);
 		goto fail;
 	}
-	c->restricted = true;
 	rc = 0;
 fail:
 	if (rc == -1)
-		c->nallowed = 0;
+		*count = 0;
 	free(copy);
 	return rc;
+}
+
+static int
+add_allowed_dir(struct config *c, size_t i, const char *tok)
+{
+	return parse_path(c->allowed_dirs[i], 4096, tok);
+}
+
+static int
+set_allowed_dirs(struct config *c, const char *v, char *e, size_t n)
+{
+	if (set_list(c, v, &c->nallowed, "absolute paths", "expected one or "
+	    "more absolute paths (leave the key out to let runs write "
+	    "anywhere)", add_allowed_dir, e, n) == -1)
+		return -1;
+	c->restricted = true;
+	return 0;
 }
 
 static bool
@@ -198,6 +221,38 @@ get_allowed_dirs(const struct config *c, FILE *fp)
 	for (size_t i = 0; i < c->nallowed; i++)
 		fprintf(fp, "%s%s", i ? ", " : "", c->allowed_dirs[i]);
 	return c->restricted;
+}
+
+/* An rrdcached address as the target knob takes it after "rrdcached:". */
+static int
+add_allowed_target(struct config *c, size_t i, const char *tok)
+{
+	char full[KNOBS_TEXT_MAX + 16], why[256];
+
+	snprintf(full, sizeof(full), "rrdcached:%s", tok);
+	if (knobs_check_text(knobs_find("target"), full, strlen(full), why,
+	    sizeof(why)) == -1)
+		return -1;
+	snprintf(c->allowed_targets[i], sizeof(c->allowed_targets[0]), "%s",
+	    tok);
+	return 0;
+}
+
+static int
+set_allowed_targets(struct config *c, const char *v, char *e, size_t n)
+{
+	return set_list(c, v, &c->ntargets, "rrdcached addresses (unix:/path, "
+	    "host or host:port)", "expected one or more rrdcached addresses "
+	    "(leave the key out to let runs use any)", add_allowed_target, e,
+	    n);
+}
+
+static bool
+get_allowed_targets(const struct config *c, FILE *fp)
+{
+	for (size_t i = 0; i < c->ntargets; i++)
+		fprintf(fp, "%s%s", i ? ", " : "", c->allowed_targets[i]);
+	return c->ntargets > 0;
 }
 
 /* The grammar prom_start takes: [ADDR:]PORT, ADDR numeric IPv4 or
@@ -332,6 +387,8 @@ static const struct global_key {
 	{ "state_dir", set_state_dir, get_state_dir, NULL },
 	{ "allowed_dirs", set_allowed_dirs, get_allowed_dirs,
 	  "runs may write wherever the daemon can" },
+	{ "allowed_targets", set_allowed_targets, get_allowed_targets,
+	  "runs may send to any rrdcached" },
 	{ "metrics_listen", set_metrics_listen, get_metrics_listen,
 	  "no metrics listener" },
 	{ "sample_interval", set_sample_interval, get_sample_interval, NULL },
@@ -1062,6 +1119,27 @@ path_inside(const char *dir, const char *root)
 	if (strcmp(root, "/") == 0)
 		return true;
 	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
+}
+
+int
+conffile_target_allowed(const struct config *c, const char *target,
+    char *err, size_t errlen)
+{
+	char list[1024] = "";
+	size_t len = 0;
+
+	if (c->ntargets == 0 || strncmp(target, "rrdcached:", 10) != 0)
+		return 1;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		if (strcmp(target + 10, c->allowed_targets[i]) == 0)
+			return 1;
+		if (len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+			    "%s%s", i ? ", " : "", c->allowed_targets[i]);
+	}
+	snprintf(err, errlen, "target '%s' is not in allowed_targets (%s)",
+	    target, list);
+	return 0;
 }
 
 int

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "knobs.h"
+
 #define CONFIG_MAX_ALLOWED	32
 #define CONFIG_MAX_PROFILES	64
 
@@ -33,6 +35,10 @@ struct config {
 	/* True when allowed_dirs was given; given but empty is an error,
 	 * so a restricted configuration always allows something. */
 	bool		restricted;
+	/* rrdcached addresses a run's target may name (rrdcached:ADDR);
+	 * none given: any.  Given but empty is an error. */
+	char		allowed_targets[CONFIG_MAX_ALLOWED][KNOBS_TEXT_MAX];
+	size_t		ntargets;
 	char		metrics_listen[128];	/* "" = off */
 	double		sample_interval;	/* default for runs, 0.1..60 */
 	int		log_level;	/* LOG_LVL_*, default info */
@@ -79,6 +85,13 @@ json_object	*conffile_profile(const struct config *c, const char *name);
  * 0 denied (err says why, naming the dir and the allowed list); always 1
  * when !restricted.
  */
+/*
+ * May a run use target (the knob's value)?  librrd always; rrdcached:ADDR
+ * when allowed_targets is unset or lists ADDR as written.  1 allowed, 0
+ * denied (err names the target and the allowed list).
+ */
+int	conffile_target_allowed(const struct config *c, const char *target,
+	    char *err, size_t errlen);
 int	conffile_dir_allowed(const struct config *c, const char *dir, char *err,
 	    size_t errlen);
 

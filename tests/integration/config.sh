@@ -41,6 +41,7 @@ mkdir -p "$A" "$T/elsewhere"
 ln -s "$T/elsewhere" "$A/link"
 cat >"$T/stressd.conf" <<CONF
 allowed_dirs = $A
+allowed_targets = unix:$T/ok.sock, 127.0.0.1:42217
 [profile small]
 files = 20
 max_updates = 400
@@ -56,6 +57,18 @@ for bad in "$T/elsewhere/x" "$A/../elsewhere/x" "$A/link/x"; do
 	expect_error "$r" denied dir "start in $bad"
 done
 [ -z "$(ls "$T/elsewhere")" ] || fail "a denied run wrote into $T/elsewhere"
+# allowed_targets: another rrdcached is denied; a listed one passes the
+# check (and then fails to connect: nobody listens there)
+r=$(printf '{"cmd":"start","args":{"dir":"%s","files":5,"target":"rrdcached:unix:%s"}}\n' \
+    "$A/t" "$T/other.sock" | rawsend -n 1)
+expect_error "$r" denied target "start with an rrdcached not allowed"
+assert_contains "$(jget "$r" error.message)" "allowed_targets" \
+    "denied target: message"
+r=$(printf '{"cmd":"start","args":{"dir":"%s","files":5,"target":"rrdcached:unix:%s"}}\n' \
+    "$A/t" "$T/ok.sock" | rawsend -n 1)
+expect_error "$r" bad_argument target "start with an allowed, absent rrdcached"
+assert_contains "$(jget "$r" error.message)" "connect" \
+    "allowed target: the connect failed"
 
 s=$(start_run --profile small --files 10)
 w=$(wait_run)

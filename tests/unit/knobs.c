@@ -110,6 +110,49 @@ test_apply_errors(void **state)
 	    "between");
 }
 
+/* The target knob: librrd, or rrdcached: with an address rrdcached takes. */
+static void
+test_target(void **state)
+{
+	static const char *const good[] = {
+		"librrd", "rrdcached:unix:/run/rrdcached.sock",
+		"rrdcached:/run/rrdcached.sock", "rrdcached:localhost",
+		"rrdcached:cache-1.example.net:42217", "rrdcached:[::1]:42217",
+		"rrdcached:[::1]", "rrdcached:::1", "rrdcached:10.0.0.1:1",
+		NULL
+	};
+	static const char *const bad[] = {
+		"rrdcached", "rrdcached:", "rrdcached:unix:", "rrdcached:unix:x",
+		"rrdcached:ftp://x", "rrdcached:host:0", "rrdcached:host:65536",
+		"rrdcached:host:", "rrdcached::42217", "rrdcached:[::1]x",
+		"rrdcached:[]:1", "rrdcached:a b", "rrdcached:host:12x",
+		"libRRD", NULL
+	};
+	char json[256];
+
+	(void)state;
+	for (int i = 0; good[i] != NULL; i++) {
+		struct stress_params p;
+		const char *field = NULL;
+		char err[256];
+
+		snprintf(json, sizeof(json), "{\"dir\":\"/x\",\"target\":"
+		    "\"%s\"}", good[i]);
+		if (apply(&p, json, &field, err) != 0)
+			fail_msg("%s refused: %s", good[i], err);
+		assert_string_equal(p.target, good[i]);
+		knobs_free(&p);
+	}
+	for (int i = 0; bad[i] != NULL; i++) {
+		snprintf(json, sizeof(json), "{\"dir\":\"/x\",\"target\":"
+		    "\"%s\"}", bad[i]);
+		expect_error(json, "target", "target");
+	}
+	/* rrdcached writes later: nothing to fdatasync after a batch */
+	expect_error("{\"dir\":\"/x\",\"sync\":\"data\",\"target\":"
+	    "\"rrdcached:/s\"}", "sync", "needs target librrd");
+}
+
 static void
 test_properties(void **state)
 {
@@ -147,6 +190,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_apply_ok),
 		cmocka_unit_test(test_apply_errors),
+		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_properties),
 	};
 
