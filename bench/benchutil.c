@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "benchutil.h"
 
@@ -24,22 +23,5 @@ bench_parse_u64(const char *prog, const char *name, const char *text,
 		return -1;
 	}
 	*out = v;
-	return 0;
-}
-
-int
-bench_write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }

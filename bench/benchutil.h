@@ -9,7 +9,5 @@
  * "prog: --name: ..." on stderr when it is not one. */
 int	bench_parse_u64(const char *prog, const char *name, const char *text,
 	    uint64_t min, uint64_t max, uint64_t *out);
-/* All len bytes to fd, across short writes and EINTR; 0 or -1. */
-int	bench_write_all(int fd, const char *p, size_t len);
 
 #endif

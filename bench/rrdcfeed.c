@@ -138,7 +138,7 @@ feed_connect(const char *path)
 static long
 feed_command(int fd, const char *cmd, char *line, size_t size)
 {
-	if (bench_write_all(fd, cmd, strlen(cmd)) == -1 ||
+	if (util_send_all(fd, cmd, strlen(cmd)) == -1 ||
 	    feed_read_line(fd, line, size) == -1)
 		return -1000;
 	return strtol(line, NULL, 10);
@@ -184,8 +184,8 @@ feed_conn_main(void *arg)
 	char line[512];
 
 	c->errors = -1;
-	if (bench_write_all(c->fd, c->text, c->len) == -1 ||
-	    bench_write_all(c->fd, ".\n", 2) == -1) {
+	if (util_send_all(c->fd, c->text, c->len) == -1 ||
+	    util_send_all(c->fd, ".\n", 2) == -1) {
 		snprintf(c->first_err, sizeof(c->first_err), "write: %s",
 		    strerror(errno));
 		return NULL;
@@ -390,10 +390,10 @@ main(int argc, char **argv)
 			goto threads;
 	}
 	if (o.null) {
-		/* The whole text in write(2) calls as large as the socket
+		/* The whole text in send(2) calls as large as the socket
 		 * takes, then EOF: the drain thread ends when it read all. */
 		for (uint64_t c = 0; c < o.conns; c++) {
-			if (bench_write_all(conns[c].fd, conns[c].text,
+			if (util_send_all(conns[c].fd, conns[c].text,
 			    conns[c].len) == -1)
 				io_error = true;
 			shutdown(conns[c].fd, SHUT_WR);

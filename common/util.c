@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -55,5 +56,24 @@ util_mkdir_p(const char *path, unsigned mode)
 	}
 	if (mkdir(buf, mode) == -1 && errno != EEXIST)
 		return -1;
+	return 0;
+}
+
+int
+util_send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
 	return 0;
 }

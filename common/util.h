@@ -11,6 +11,11 @@ double	util_wallclock(void);
 /* t as UTC ISO 8601 ("2026-11-30T10:11:44Z") into buf (>= 21 bytes). */
 void	util_iso8601(long long t, char *buf, size_t len);
 
+/* All len bytes on socket fd, with MSG_NOSIGNAL (a peer that hangs up is
+ * an EPIPE, not a SIGPIPE) and again after EINTR; 0, or -1 with errno
+ * set (EAGAIN: SO_SNDTIMEO ran out). */
+int	util_send_all(int fd, const void *buf, size_t len);
+
 /* mkdir -p with the given mode; 0 or -1 with errno set. */
 int	util_mkdir_p(const char *path, unsigned mode);
 

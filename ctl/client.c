@@ -54,28 +54,6 @@ fail:
 	return -1;
 }
 
-static int
-send_all(int fd, const char *buf, size_t len, const char *path, char *err,
-    size_t errlen)
-{
-	while (len > 0) {
-		/* MSG_NOSIGNAL: a daemon that hangs up must give an error
-		 * message, not kill us with SIGPIPE. */
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: send: %s", path,
-			    strerror(errno));
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Milliseconds left until deadline for poll(); -1 = no deadline. */
 static int
 poll_timeout(double deadline)
@@ -194,7 +172,8 @@ client_call(const char *path, const char *line, double timeout, char **reply,
 	memcpy(msg, line, len);
 	msg[len] = '\n';
 	msg[len + 1] = '\0';
-	if (send_all(fd, msg, len + 1, path, err, errlen) == -1) {
+	if (util_send_all(fd, msg, len + 1) == -1) {
+		snprintf(err, errlen, "%s: send: %s", path, strerror(errno));
 		st = CLIENT_IO;
 		goto out;
 	}

@@ -267,27 +267,6 @@ read_line(struct rrdcc *c, char *line, size_t len, char *err, size_t errlen)
 	}
 }
 
-static int
-send_all(struct rrdcc *c, const char *buf, size_t len, char *err,
-    size_t errlen)
-{
-	while (len > 0) {
-		ssize_t w = send(c->fd, buf, len, MSG_NOSIGNAL);
-
-		if (w == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "rrdcached %s: send: %s", c->addr,
-			    errno == EAGAIN ? "stalled, timed out" :
-			    strerror(errno));
-			return -1;
-		}
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Send one command and read its reply on the connection as it is. */
 static int
 exchange_once(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
@@ -295,9 +274,14 @@ exchange_once(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
 {
 	char line[1024], *end;
 
-	if (rrdcc_connect(c, err, errlen) == -1 ||
-	    send_all(c, cmd, len, err, errlen) == -1 ||
-	    read_line(c, line, sizeof(line), err, errlen) == -1)
+	if (rrdcc_connect(c, err, errlen) == -1)
+		goto fail;
+	if (util_send_all(c->fd, cmd, len) == -1) {
+		snprintf(err, errlen, "rrdcached %s: send: %s", c->addr,
+		    errno == EAGAIN ? "stalled, timed out" : strerror(errno));
+		goto fail;
+	}
+	if (read_line(c, line, sizeof(line), err, errlen) == -1)
 		goto fail;
 	errno = 0;
 	r->status = strtol(line, &end, 10);
