@@ -117,6 +117,19 @@ run_state_name(enum run_state s)
 
 /* ------------------------------------------------------------ hooks */
 
+/* Keep and log one of the run's first RUN_ERRORS_KEPT messages; later ones
+ * are only counted by the caller.  Called with err_mu held. */
+static void
+keep_message(struct run *r, const char *msg)
+{
+	if (r->nkept >= RUN_ERRORS_KEPT)
+		return;
+	snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", msg);
+	log_warnx("run %u: %s", r->id, msg);
+	if (r->nkept == RUN_ERRORS_KEPT)
+		log_warnx("run %u: further errors are only counted", r->id);
+}
+
 static void
 on_error(void *arg, enum rrdfile_kind kind, const char *msg)
 {
@@ -130,13 +143,7 @@ on_error(void *arg, enum rrdfile_kind kind, const char *msg)
 		snprintf(r->fail_first, sizeof(r->fail_first), "%s", msg);
 	}
 	r->fail_last = now;
-	if (r->nkept < RUN_ERRORS_KEPT) {
-		snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", msg);
-		log_warnx("run %u: %s", r->id, msg);
-		if (r->nkept == RUN_ERRORS_KEPT)
-			log_warnx("run %u: further errors are only counted",
-			    r->id);
-	}
+	keep_message(r, msg);
 	pthread_mutex_unlock(&r->err_mu);
 }
 
@@ -166,13 +173,7 @@ on_sync_time(void *arg, uint64_t ns, const char *err)
 	if (err == NULL)
 		return;
 	pthread_mutex_lock(&r->err_mu);
-	if (r->nkept < RUN_ERRORS_KEPT) {
-		snprintf(r->kept[r->nkept++], sizeof(r->kept[0]), "%s", err);
-		log_warnx("run %u: %s", r->id, err);
-		if (r->nkept == RUN_ERRORS_KEPT)
-			log_warnx("run %u: further errors are only counted",
-			    r->id);
-	}
+	keep_message(r, err);
 	pthread_mutex_unlock(&r->err_mu);
 }
 
