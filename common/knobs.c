@@ -286,6 +286,16 @@ type_name(enum knob_type t)
 	return "?";
 }
 
+/* Only hex digits, ':' and '.' in [c, end): an IPv6 address's text. */
+static bool
+v6_text(const char *c, const char *end)
+{
+	for (; c < end; c++)
+		if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.')
+			return false;
+	return true;
+}
+
 /* A name or address of letters, digits, '.', '-', '_' (or a bare IPv6
  * address), or [v6], then maybe ":port". */
 static bool
@@ -296,12 +306,9 @@ tcp_addr_ok(const char *a)
 	char *stop;
 
 	if (*a == '[') {
-		if ((end = strchr(a, ']')) == NULL || end == a + 1)
+		if ((end = strchr(a, ']')) == NULL || end == a + 1 ||
+		    !v6_text(a + 1, end))
 			return false;
-		for (const char *c = a + 1; c < end; c++)
-			if (!isxdigit((unsigned char)*c) && *c != ':' &&
-			    *c != '.')
-				return false;
 		if (end[1] == '\0')
 			return true;
 		if (end[1] != ':')
@@ -309,11 +316,7 @@ tcp_addr_ok(const char *a)
 		port = end + 2;
 	} else if ((end = strchr(a, ':')) != NULL &&
 	    strchr(end + 1, ':') != NULL) {
-		for (const char *c = a; *c != '\0'; c++)	/* bare v6 */
-			if (!isxdigit((unsigned char)*c) && *c != ':' &&
-			    *c != '.')
-				return false;
-		return true;
+		return v6_text(a, a + strlen(a));	/* bare v6 */
 	} else {
 		if (end == a)
 			return false;
