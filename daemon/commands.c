@@ -21,6 +21,7 @@
 #include "rrdcc.h"
 #include "rrdfile.h"
 #include "run.h"
+#include "stats.h"
 #include "util.h"
 
 static struct {
@@ -330,8 +331,6 @@ on_sample(evutil_socket_t fd, short what, void *arg)
 
 /* ------------------------------------------------------------ metrics */
 
-#define QC(f)	offsetof(struct queue_counters, f)
-
 /* The Prometheus exposition of the current or last run: gauges, the
  * counters as _total, the latency histograms in seconds, and a run_info
  * with the run's labels.  Counters restart with every run (a reset, as
@@ -339,49 +338,6 @@ on_sample(evutil_socket_t fd, short what, void *arg)
 void
 commands_metrics(struct evbuffer *out, void *arg)
 {
-	static const struct { const char *name, *type, *help; size_t off; }
-	    m[] = {
-		{ "total_operations_pending", "gauge",
-		  "update values waiting in the queue",
-		  QC(total_operations_pending) },
-		{ "significant_ops_pending", "gauge",
-		  "significant values enqueued and not yet completed",
-		  QC(significant_ops_pending) },
-		{ "files_with_significant_work", "gauge",
-		  "files on the significant list",
-		  QC(files_with_significant_work) },
-		{ "files_with_insignificant_work", "gauge",
-		  "files on the insignificant list",
-		  QC(files_with_insignificant_work) },
-		{ "in_flight", "gauge", "values held by writers", QC(in_flight) },
-		{ "creates_pending", "gauge", "creates queued or in flight",
-		  QC(creates_pending) },
-		{ "offered_total", "counter", "updates offered to the queue",
-		  QC(offered) },
-		{ "enqueued_total", "counter", "updates accepted by the queue",
-		  QC(enqueued) },
-		{ "dropped_total", "counter",
-		  "updates refused by a high-water mark",
-		  QC(dropped) },
-		{ "discarded_total", "counter", "updates enqueued, then thrown "
-		  "away unwritten (stop without drain, drain timeout, failed "
-		  "run)", QC(discarded) },
-		{ "dequeued_operations_total", "counter",
-		  "values taken by writers", QC(dequeued_operations) },
-		{ "dequeued_items_total", "counter", "file batches taken by "
-		  "writers", QC(dequeued_items) },
-		{ "updates_completed_total", "counter", "values written",
-		  QC(updates_completed) },
-		{ "updates_failed_total", "counter", "values whose write failed",
-		  QC(updates_failed) },
-		{ "update_calls_total", "counter", "rrd_update_r calls",
-		  QC(update_calls) },
-		{ "creates_completed_total", "counter", "RRD files created",
-		  QC(creates_completed) },
-		{ "errors_total", "counter", "failed librrd calls", QC(errors) },
-		{ "promotions_total", "counter",
-		  "insignificant files promoted by age", QC(promotion_count) },
-	};
 	struct queue_counters c;
 	struct hist *e2p = NULL, *call = NULL, *fsync = NULL;
 	char name[128], labels[2048], id[32], dir[1024], fs[256];
@@ -403,11 +359,13 @@ commands_metrics(struct evbuffer *out, void *arg)
 		    "the current or last run; its labels name it");
 		prom_sample(out, "stressd_run_info", labels, 1);
 	}
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		snprintf(name, sizeof(name), "stressd_%s", m[i].name);
-		prom_header(out, name, m[i].type, m[i].help);
-		prom_sample(out, name, NULL, (double)*(const uint64_t *)(const
-		    void *)((const char *)&c + m[i].off));
+	for (size_t i = 0; i < stats_ncounters; i++) {
+		const struct stats_counter *k = &stats_counters[i];
+
+		snprintf(name, sizeof(name), "stressd_%s", k->prom);
+		prom_header(out, name, k->kind == STATS_GAUGE ? "gauge" :
+		    "counter", k->help);
+		prom_sample(out, name, NULL, (double)stats_value(k, &c));
 	}
 	if (r != NULL)
 		run_errors_by_kind(r, kinds);

@@ -1,4 +1,86 @@
+#include <stddef.h>
+
 #include "stats.h"
+
+#define QC(f)	offsetof(struct queue_counters, f)
+#define G	STATS_GAUGE
+#define C	STATS_COUNTER
+
+const struct stats_counter stats_counters[] = {
+	{ "total_operations_pending", G, "total_operations_pending",
+	  "update values waiting in the queue", QC(total_operations_pending),
+	  "totalOperationsPending", 1, 2, "total_pending" },
+	{ "significant_ops_pending", G, "significant_ops_pending",
+	  "significant values enqueued and not yet completed",
+	  QC(significant_ops_pending), "significantOpsPending", 1, 1,
+	  "sig_pending" },
+	{ "files_with_significant_work", G, "files_with_significant_work",
+	  "files on the significant list", QC(files_with_significant_work),
+	  "filesWithSignificantWork", 1, 4, NULL },
+	{ "files_with_insignificant_work", G, "files_with_insignificant_work",
+	  "files on the insignificant list", QC(files_with_insignificant_work),
+	  "filesWithInsignificantWork", 1, 5, NULL },
+	{ "in_flight", G, "in_flight", "values held by writers",
+	  QC(in_flight), NULL, 0, 3, "in_flight" },
+	{ "creates_pending", G, "creates_pending",
+	  "creates queued or in flight", QC(creates_pending), NULL, 0, 0,
+	  NULL },
+	{ "offered", C, "offered_total", "updates offered to the queue",
+	  QC(offered), NULL, 0, 6, NULL },
+	{ "enqueued", C, "enqueued_total", "updates accepted by the queue",
+	  QC(enqueued), NULL, 0, 7, NULL },
+	{ "dropped", C, "dropped_total", "updates refused by a high-water mark",
+	  QC(dropped), NULL, 0, 8, NULL },
+	{ "discarded", C, "discarded_total", "updates enqueued, then thrown "
+	  "away unwritten (stop without drain, drain timeout, failed run)",
+	  QC(discarded), NULL, 0, 0, NULL },
+	{ "dropped_at_shutdown", C, "dropped_at_shutdown_total",
+	  "the part of discarded that a shutdown threw away",
+	  QC(dropped_at_shutdown), NULL, 0, 0, NULL },
+	{ "significant_ops_enqueued", C, "significant_ops_enqueued_total",
+	  "significant values accepted by the queue",
+	  QC(significant_ops_enqueued), NULL, 0, 0, NULL },
+	{ "significant_ops_dequeued", C, "significant_ops_dequeued_total",
+	  "significant values taken by writers",
+	  QC(significant_ops_dequeued), NULL, 0, 0, NULL },
+	{ "significant_ops_completed", C, "significant_ops_completed_total",
+	  "significant values written or failed",
+	  QC(significant_ops_completed), NULL, 0, 0, NULL },
+	{ "dequeued_operations", C, "dequeued_operations_total",
+	  "values taken by writers", QC(dequeued_operations), NULL, 0, 0,
+	  NULL },
+	{ "dequeued_items", C, "dequeued_items_total",
+	  "file batches taken by writers", QC(dequeued_items), NULL, 0, 0,
+	  NULL },
+	{ "creates_completed", C, "creates_completed_total",
+	  "RRD files created", QC(creates_completed), "createsCompleted", 2,
+	  11, NULL },
+	{ "creates_failed", C, "creates_failed_total",
+	  "RRD file creates that failed", QC(creates_failed), NULL, 0, 0,
+	  NULL },
+	{ "updates_completed", C, "updates_completed_total", "values written",
+	  QC(updates_completed), "updatesCompleted", 2, 9, "completed" },
+	{ "updates_failed", C, "updates_failed_total",
+	  "values whose write failed", QC(updates_failed), NULL, 0, 10, NULL },
+	{ "update_calls", C, "update_calls_total", "rrd_update_r calls",
+	  QC(update_calls), NULL, 0, 0, NULL },
+	{ "errors", C, "errors_total", "failed librrd calls", QC(errors),
+	  "errors", 2, 12, NULL },
+	{ "promotion_count", C, "promotions_total",
+	  "insignificant files promoted by age", QC(promotion_count),
+	  "promotionCount", 2, 0, NULL },
+};
+const size_t stats_ncounters = sizeof(stats_counters) /
+    sizeof(stats_counters[0]);
+
+#undef G
+#undef C
+
+uint64_t
+stats_value(const struct stats_counter *k, const struct queue_counters *c)
+{
+	return *(const uint64_t *)(const void *)((const char *)c + k->offset);
+}
 
 static double
 per(double n, double s)
@@ -69,38 +151,12 @@ json_object *
 stats_to_json(const struct queue_counters *c,
     const struct stats_rates *cur, const struct stats_rates *all)
 {
-	const struct { const char *name; uint64_t v; } f[] = {
-		{ "total_operations_pending", c->total_operations_pending },
-		{ "significant_ops_pending", c->significant_ops_pending },
-		{ "files_with_significant_work",
-		    c->files_with_significant_work },
-		{ "files_with_insignificant_work",
-		    c->files_with_insignificant_work },
-		{ "in_flight", c->in_flight },
-		{ "creates_pending", c->creates_pending },
-		{ "offered", c->offered },
-		{ "enqueued", c->enqueued },
-		{ "dropped", c->dropped },
-		{ "discarded", c->discarded },
-		{ "dropped_at_shutdown", c->dropped_at_shutdown },
-		{ "significant_ops_enqueued", c->significant_ops_enqueued },
-		{ "significant_ops_dequeued", c->significant_ops_dequeued },
-		{ "significant_ops_completed", c->significant_ops_completed },
-		{ "dequeued_operations", c->dequeued_operations },
-		{ "dequeued_items", c->dequeued_items },
-		{ "creates_completed", c->creates_completed },
-		{ "creates_failed", c->creates_failed },
-		{ "updates_completed", c->updates_completed },
-		{ "updates_failed", c->updates_failed },
-		{ "update_calls", c->update_calls },
-		{ "errors", c->errors },
-		{ "promotion_count", c->promotion_count },
-	};
 	json_object *o = json_object_new_object(), *r;
 
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		json_object_object_add(o, f[i].name,
-		    json_object_new_int64((int64_t)f[i].v));
+	for (size_t i = 0; i < stats_ncounters; i++)
+		json_object_object_add(o, stats_counters[i].name,
+		    json_object_new_int64((int64_t)stats_value(
+		    &stats_counters[i], c)));
 	r = json_object_new_object();
 	json_object_object_add(r, "current_enqueue",
 	    triple(cur->enq_sig, cur->enq_insig, cur->enq_total));

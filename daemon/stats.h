@@ -1,4 +1,5 @@
-/* Rates from queue snapshots and the JSON shape of `stats`. */
+/* The queue's counters, defined once, with the rates from queue snapshots
+ * and the JSON shape of `stats`. */
 #ifndef STRESSD_STATS_H
 #define STRESSD_STATS_H
 
@@ -14,6 +15,35 @@ struct stats_rates {
 	double	pct_significant;	/* of dequeued operations */
 	double	seconds;		/* the window */
 };
+
+/*
+ * The one table of the queue's gauges and counters.  `stats` returns every
+ * row, in this order; /metrics exports every row as stressd_<prom>; the
+ * other outputs take the rows that name them: stress.log's QS lines
+ * (log_line 1 or 2, under log_name, with a kept historical order because
+ * existing scripts parse them), samples.csv (csv_col, its column from 1)
+ * and metrics.rrd (rrd_ds).  A counter added here once reaches them all.
+ */
+enum stats_kind { STATS_GAUGE, STATS_COUNTER };
+
+struct stats_counter {
+	const char	*name;		/* `stats` key, samples.csv column */
+	enum stats_kind	 kind;
+	const char	*prom;		/* after "stressd_" in /metrics */
+	const char	*help;		/* /metrics HELP */
+	size_t		 offset;	/* in struct queue_counters */
+	const char	*log_name;	/* stress.log QS name, or NULL */
+	int		 log_line;	/* its QS line, 1 or 2; 0: none */
+	int		 csv_col;	/* samples.csv column from 1; 0: none */
+	const char	*rrd_ds;	/* metrics.rrd data source, or NULL */
+};
+
+extern const struct stats_counter stats_counters[];
+extern const size_t stats_ncounters;
+
+/* The value of row k in c. */
+uint64_t	stats_value(const struct stats_counter *k,
+	    const struct queue_counters *c);
 
 /* Rates over the window between two snapshots. */
 void	stats_rates_window(const struct queue_counters *prev,
