@@ -24,6 +24,19 @@ for k in updates_completed offered enqueued dropped errors update_calls; do
 	assert_eq "$(metric "stressd_${k}_total")" "$(jget "$s" "$k")" \
 	    "stressd_${k}_total"
 done
+# the counters /metrics lacked before it was made from stats' own table
+for k in creates_failed dropped_at_shutdown significant_ops_enqueued \
+    significant_ops_dequeued significant_ops_completed creates_completed \
+    discarded dequeued_operations dequeued_items; do
+	assert_eq "$(metric "stressd_${k}_total")" "$(jget "$s" "$k")" \
+	    "stressd_${k}_total"
+done
+assert_eq "$(metric stressd_promotions_total)" "$(jget "$s" promotion_count)" \
+    "stressd_promotions_total"
+for k in total_operations_pending significant_ops_pending in_flight \
+    files_with_significant_work files_with_insignificant_work creates_pending; do
+	assert_eq "$(metric "stressd_$k")" "$(jget "$s" "$k")" "stressd_$k"
+done
 assert_eq "$(metric stressd_total_operations_pending)" 0 "pending gauge"
 grep -q "^stressd_run_info{run_id=\"1\",state=\"done\",dir=\"$T/rrd\",fs_type=\"[a-z0-9]*\"} 1$" \
     <<<"$body" || fail "run_info: $(grep run_info <<<"$body")"
