@@ -1,4 +1,5 @@
-/* The run knob table and its JSON/text conversions. */
+/* The run knob table, defaults and the parameters' JSON echo; the
+ * checks of values given to it are in knobs-check.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -149,8 +150,8 @@ knobs_choices(const struct knob *k)
 }
 
 /* The index of word among k's choices, or -1. */
-static int
-choice_index(const struct knob *k, const char *word)
+int
+knobs_choice_index(const struct knob *k, const char *word)
 {
 	const char *const *c = knobs_choices(k);
 
@@ -160,9 +161,8 @@ choice_index(const struct knob *k, const char *word)
 	return -1;
 }
 
-/* k's choices as "a, b or c". */
-static void
-choice_list(const struct knob *k, char *buf, size_t len)
+void
+knobs_choice_list(const struct knob *k, char *buf, size_t len)
 {
 	const char *const *c = knobs_choices(k);
 	size_t n = 0;
@@ -182,8 +182,8 @@ rras_clear(struct stress_params *p)
 }
 
 /* Split a comma-separated RRA list into p->rras. */
-static int
-rras_set_text(struct stress_params *p, const char *text, char *err,
+int
+knobs_rras_set_text(struct stress_params *p, const char *text, char *err,
     size_t errlen)
 {
 	char *copy = strdup(text), *save = NULL, *tok;
@@ -226,9 +226,9 @@ set_from_text(struct stress_params *p, const struct knob *k, const char *v)
 		snprintf(base, sizeof(p->dir), "%s", v);
 		return 0;
 	case KNOB_RRAS:
-		return rras_set_text(p, v, err, sizeof(err));
+		return knobs_rras_set_text(p, v, err, sizeof(err));
 	case KNOB_CHOICE: {
-		int i = choice_index(k, v);
+		int i = knobs_choice_index(k, v);
 
 		if (i == -1)
 			return -1;
@@ -270,396 +270,11 @@ knobs_copy(struct stress_params *dst, const struct stress_params *src)
 		}
 	return 0;
 }
-
-static const char *
-type_name(enum knob_type t)
-{
-	switch (t) {
-	case KNOB_UINT:		return "a non-negative integer";
-	case KNOB_DOUBLE:	return "a number";
-	case KNOB_BOOL:		return "true or false";
-	case KNOB_STRING:	return "a string";
-	case KNOB_RRAS:		return "a list of RRA definitions";
-	case KNOB_CHOICE:	return "a string";
-	case KNOB_TEXT:		return "a string";
-	}
-	return "?";
-}
-
-/* Only hex digits, ':' and '.' in [c, end): an IPv6 address's text. */
-static bool
-v6_text(const char *c, const char *end)
-{
-	for (; c < end; c++)
-		if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.')
-			return false;
-	return true;
-}
-
-/* A name or address of letters, digits, '.', '-', '_' (or a bare IPv6
- * address), or [v6], then maybe ":port". */
-static bool
-tcp_addr_ok(const char *a)
-{
-	const char *end, *port = NULL;
-	unsigned long n;
-	char *stop;
-
-	if (*a == '[') {
-		if ((end = strchr(a, ']')) == NULL || end == a + 1 ||
-		    !v6_text(a + 1, end))
-			return false;
-		if (end[1] == '\0')
-			return true;
-		if (end[1] != ':')
-			return false;
-		port = end + 2;
-	} else if ((end = strchr(a, ':')) != NULL &&
-	    strchr(end + 1, ':') != NULL) {
-		return v6_text(a, a + strlen(a));	/* bare v6 */
-	} else {
-		if (end == a)
-			return false;
-		for (const char *c = a; *c != '\0' && c != end; c++)
-			if (!isalnum((unsigned char)*c) && *c != '.' &&
-			    *c != '-' && *c != '_')
-				return false;
-		if (end == NULL)
-			return true;
-		port = end + 1;
-	}
-	if (!isdigit((unsigned char)*port))
-		return false;
-	errno = 0;
-	n = strtoul(port, &stop, 10);
-	return errno == 0 && *stop == '\0' && n >= 1 && n <= 65535;
-}
-
-/* target: librrd, or rrdcached:ADDR with ADDR as rrdcached takes it
- * (unix:/path or /path; host, host:port or [v6]:port). */
-static int
-check_target(const char *s, char *err, size_t errlen)
-{
-	const char *a = s + strlen("rrdcached:");
-
-	if (strcmp(s, "librrd") == 0)
-		return 0;
-	if (strncmp(s, "rrdcached:", strlen("rrdcached:")) != 0) {
-		snprintf(err, errlen, "target: '%.64s' is neither librrd nor "
-		    "rrdcached:ADDR", s);
-		return -1;
-	}
-	if (strncmp(a, "unix:", 5) == 0)
-		a += 5;
-	if (*a == '\0' || (*a != '/' && a != s + strlen("rrdcached:"))) {
-		snprintf(err, errlen, "target: '%.64s' names no rrdcached "
-		    "address (unix:/path, /path, host or host:port)", s);
-		return -1;
-	}
-	for (const char *c = a; *c != '\0'; c++)
-		if (!isgraph((unsigned char)*c)) {
-			snprintf(err, errlen, "target: the address may not "
-			    "hold blanks or control characters");
-			return -1;
-		}
-	if (*a != '/' && !tcp_addr_ok(a)) {
-		snprintf(err, errlen, "target: '%.64s' is no host, host:port "
-		    "or [v6]:port (port 1 to 65535)", a);
-		return -1;
-	}
-	return 0;
-}
-
 const char *
 knobs_rrdcached_addr(const struct stress_params *p)
 {
 	return strncmp(p->target, "rrdcached:", 10) == 0 ? p->target + 10 :
 	    NULL;
-}
-
-/* A label goes into file names and tables: printable, no blanks or
- * slashes, and short. */
-int
-knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
-    size_t errlen)
-{
-	if (len >= KNOBS_TEXT_MAX || strlen(s) != len) {
-		snprintf(err, errlen, "%s: at most %d characters, no NUL byte",
-		    k->name, KNOBS_TEXT_MAX - 1);
-		return -1;
-	}
-	if (strcmp(k->name, "target") == 0)
-		return check_target(s, err, errlen);
-	for (; *s != '\0'; s++)
-		if (!isgraph((unsigned char)*s) || *s == '/') {
-			snprintf(err, errlen, "%s: only printable characters "
-			    "other than blanks and '/'", k->name);
-			return -1;
-		}
-	return 0;
-}
-
-static int
-check_range(const struct knob *k, double v, char *err, size_t errlen)
-{
-	if (isnan(v) || v < k->min || v > k->max) {
-		snprintf(err, errlen, "%s must be between %.15g and %.15g, not %.15g",
-		    k->name, k->min, k->max, v);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-apply_one(struct stress_params *p, const struct knob *k, json_object *v,
-    char *err, size_t errlen)
-{
-	char *base = (char *)p + k->offset;
-	enum json_type t = json_object_get_type(v);
-
-	switch (k->type) {
-	case KNOB_UINT: {
-		int64_t n;
-
-		if (t != json_type_int)
-			goto badtype;
-		errno = 0;
-		n = json_object_get_int64(v);
-		if (errno != 0 || n < 0) {
-			snprintf(err, errlen, "%s must be between %.15g and %.15g",
-			    k->name, k->min, k->max);
-			return -1;
-		}
-		if (check_range(k, (double)n, err, errlen) == -1)
-			return -1;
-		*(uint64_t *)(void *)base = (uint64_t)n;
-		return 0;
-	}
-	case KNOB_DOUBLE: {
-		double d;
-
-		if (t != json_type_int && t != json_type_double)
-			goto badtype;
-		d = json_object_get_double(v);
-		if (check_range(k, d, err, errlen) == -1)
-			return -1;
-		*(double *)(void *)base = d;
-		return 0;
-	}
-	case KNOB_BOOL:
-		if (t != json_type_boolean)
-			goto badtype;
-		*(bool *)base = json_object_get_boolean(v);
-		return 0;
-	case KNOB_STRING: {
-		const char *s;
-
-		if (t != json_type_string)
-			goto badtype;
-		s = json_object_get_string(v);
-		if ((size_t)json_object_get_string_len(v) >= sizeof(p->dir) ||
-		    strlen(s) != (size_t)json_object_get_string_len(v)) {
-			snprintf(err, errlen, "%s is too long or holds a NUL byte",
-			    k->name);
-			return -1;
-		}
-		if (*s != '\0' && *s != '/') {
-			snprintf(err, errlen, "%s must be an absolute path, not '%s'",
-			    k->name, s);
-			return -1;
-		}
-		snprintf(base, sizeof(p->dir), "%s", s);
-		return 0;
-	}
-	case KNOB_TEXT:
-		if (t != json_type_string)
-			goto badtype;
-		if (knobs_check_text(k, json_object_get_string(v),
-		    (size_t)json_object_get_string_len(v), err, errlen) == -1)
-			return -1;
-		snprintf(base, KNOBS_TEXT_MAX, "%s", json_object_get_string(v));
-		return 0;
-	case KNOB_RRAS:
-		if (t == json_type_string)
-			return rras_set_text(p, json_object_get_string(v), err,
-			    errlen);
-		if (t != json_type_array)
-			goto badtype;
-		if (json_object_array_length(v) > KNOBS_MAX_RRAS) {
-			snprintf(err, errlen, "rras: at most %d RRAs",
-			    KNOBS_MAX_RRAS);
-			return -1;
-		}
-		rras_clear(p);
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *e = json_object_array_get_idx(v, i);
-
-			if (json_object_get_type(e) != json_type_string ||
-			    strncmp(json_object_get_string(e), "RRA:", 4) != 0) {
-				snprintf(err, errlen, "rras[%zu] must be a string "
-				    "starting with RRA:", i);
-				return -1;
-			}
-			p->rras[p->nrras++] = strdup(json_object_get_string(e));
-		}
-		if (p->nrras == 0) {
-			snprintf(err, errlen, "rras must hold at least one RRA");
-			return -1;
-		}
-		return 0;
-	case KNOB_CHOICE: {
-		int i;
-
-		if (t != json_type_string)
-			goto badtype;
-		if ((i = choice_index(k, json_object_get_string(v))) == -1) {
-			char list[128];
-
-			choice_list(k, list, sizeof(list));
-			snprintf(err, errlen, "%s must be one of %s, not '%.64s'",
-			    k->name, list, json_object_get_string(v));
-			return -1;
-		}
-		*(unsigned *)(void *)base = (unsigned)i;
-		return 0;
-	}
-	}
-badtype:
-	snprintf(err, errlen, "%s must be %s, not %s", k->name,
-	    type_name(k->type), json_type_to_name(t));
-	return -1;
-}
-
-int
-knobs_apply(struct stress_params *p, json_object *args, const char **field,
-    char *err, size_t errlen)
-{
-	bool zero_given = false;
-
-	*field = NULL;
-	if (args == NULL)
-		goto check;
-	if (json_object_get_type(args) != json_type_object) {
-		*field = "args";
-		snprintf(err, errlen, "args must be an object");
-		return -1;
-	}
-	json_object_object_foreach(args, key, val) {
-		const struct knob *k = knobs_find(key);
-
-		if (k == NULL) {
-			/* A copy, so the field outlives the request. */
-			static _Thread_local char unknown[128];
-
-			snprintf(unknown, sizeof(unknown), "%s", key);
-			*field = unknown;
-			snprintf(err, errlen, "unknown argument '%s'", key);
-			return -1;
-		}
-		if (apply_one(p, k, val, err, errlen) == -1) {
-			*field = k->name;
-			return -1;
-		}
-		if (strcmp(key, "zero_files") == 0)
-			zero_given = true;
-	}
-	if (!zero_given)
-		p->zero_files = p->files / 2;
-check:
-	if (p->dir[0] == '\0') {
-		*field = "dir";
-		snprintf(err, errlen, "dir is required");
-		return -1;
-	}
-	for (size_t i = 0; i < p->nrras; i++)
-		if (strncmp(p->rras[i], "RRA:", 4) != 0) {
-			*field = "rras";
-			snprintf(err, errlen, "rras: '%s' does not start with RRA:",
-			    p->rras[i]);
-			return -1;
-		}
-	/* rrdcached writes the files later, in its own threads: there is
-	 * nothing on disk to sync after a batch. */
-	if (p->sync == KNOBS_SYNC_DATA && knobs_rrdcached_addr(p) != NULL) {
-		*field = "sync";
-		snprintf(err, errlen, "sync data needs target librrd: with "
-		    "an rrdcached target the writers only hand values to "
-		    "rrdcached, which writes them later");
-		return -1;
-	}
-	return 0;
-}
-
-json_object *
-knobs_parse_text(const struct knob *k, const char *text, char *err,
-    size_t errlen)
-{
-	char *end;
-
-	switch (k->type) {
-	case KNOB_UINT: {
-		unsigned long long n;
-
-		errno = 0;
-		n = strtoull(text, &end, 10);
-		if (*text == '\0' || *end != '\0' || errno != 0 ||
-		    strchr(text, '-') != NULL) {
-			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
-			    type_name(k->type));
-			return NULL;
-		}
-		return json_object_new_int64((int64_t)n);
-	}
-	case KNOB_DOUBLE: {
-		double d;
-
-		errno = 0;
-		d = strtod(text, &end);
-		if (*text == '\0' || *end != '\0' || errno != 0) {
-			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
-			    type_name(k->type));
-			return NULL;
-		}
-		return json_object_new_double(d);
-	}
-	case KNOB_BOOL:
-		if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
-		    !strcasecmp(text, "on") || !strcmp(text, "1"))
-			return json_object_new_boolean(1);
-		if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
-		    !strcasecmp(text, "off") || !strcmp(text, "0"))
-			return json_object_new_boolean(0);
-		snprintf(err, errlen, "%s: '%s' is not true or false", k->name,
-		    text);
-		return NULL;
-	case KNOB_STRING:
-		return json_object_new_string(text);
-	case KNOB_TEXT:
-		if (knobs_check_text(k, text, strlen(text), err, errlen) == -1)
-			return NULL;
-		return json_object_new_string(text);
-	case KNOB_RRAS: {
-		json_object *a = json_object_new_array();
-		char *copy = strdup(text), *save = NULL, *tok;
-
-		for (tok = strtok_r(copy, ",", &save); tok != NULL;
-		    tok = strtok_r(NULL, ",", &save))
-			json_object_array_add(a, json_object_new_string(tok));
-		free(copy);
-		return a;
-	}
-	case KNOB_CHOICE:
-		if (choice_index(k, text) == -1) {
-			char list[128];
-
-			choice_list(k, list, sizeof(list));
-			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
-			    list);
-			return NULL;
-		}
-		return json_object_new_string(text);
-	}
-	return NULL;
 }
 
 json_object *

@@ -89,6 +89,28 @@ const struct knob	*knobs_find_property(const char *prop);
 /* The words a KNOB_CHOICE knob takes, NULL-terminated (NULL otherwise). */
 const char *const	*knobs_choices(const struct knob *k);
 
+/* The index of word among k's choices, or -1. */
+int	knobs_choice_index(const struct knob *k, const char *word);
+/* Split a comma-separated RRA list into p->rras; -1 with err filled. */
+int	knobs_rras_set_text(struct stress_params *p, const char *text,
+	    char *err, size_t errlen);
+/* k's choices as "a, b or c". */
+void	knobs_choice_list(const struct knob *k, char *buf, size_t len);
+
+/* What is wrong with a typed value beyond its syntax: the one check that
+ * `start` (knobs_apply), the configuration file and stressctl make, each
+ * wording the answer for its own reader.  *index names the bad RRA. */
+enum knobs_value_problem {
+	KNOBS_VALUE_OK,
+	KNOBS_VALUE_RANGE,		/* a number outside [min, max] */
+	KNOBS_VALUE_PATH,		/* a path that is not absolute */
+	KNOBS_VALUE_NO_RRA,		/* an empty RRA list */
+	KNOBS_VALUE_TOO_MANY_RRAS,	/* over KNOBS_MAX_RRAS */
+	KNOBS_VALUE_NOT_RRA,		/* an element not "RRA:..." */
+};
+enum knobs_value_problem knobs_check_value(const struct knob *k,
+	    json_object *v, size_t *index);
+
 /* Fill *p with every default. */
 void	knobs_defaults(struct stress_params *p);
 /* Release what knobs_defaults/knobs_apply allocated. */
@@ -108,9 +130,9 @@ int	knobs_apply(struct stress_params *p, json_object *args,
 json_object	*knobs_parse_text(const struct knob *k, const char *text,
 	    char *err, size_t errlen);
 
-/* Check a KNOB_TEXT value of len bytes; -1 with err filled if bad. */
 /* The rrdcached address of target rrdcached:ADDR, NULL for librrd. */
 const char	*knobs_rrdcached_addr(const struct stress_params *p);
+/* Check a KNOB_TEXT value of len bytes; -1 with err filled if bad. */
 int	knobs_check_text(const struct knob *k, const char *s, size_t len,
 	    char *err, size_t errlen);
 

@@ -4,9 +4,8 @@
 
 #include <stddef.h>
 
-/* CLOCK_MONOTONIC and CLOCK_REALTIME in seconds. */
+/* CLOCK_MONOTONIC in seconds. */
 double	util_now(void);
-double	util_wallclock(void);
 
 /* t as UTC ISO 8601 ("2026-11-30T10:11:44Z") into buf (>= 21 bytes). */
 void	util_iso8601(long long t, char *buf, size_t len);

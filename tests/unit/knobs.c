@@ -184,6 +184,66 @@ test_properties(void **state)
 	json_object_put(v);
 }
 
+/* The one value check of start, the configuration file and stressctl. */
+static enum knobs_value_problem
+check(const char *name, const char *json, size_t *index)
+{
+	json_object *v = json_tokener_parse(json);
+	enum knobs_value_problem p;
+
+	assert_non_null(v);
+	p = knobs_check_value(knobs_find(name), v, index);
+	json_object_put(v);
+	return p;
+}
+
+static void
+test_check_value(void **state)
+{
+	char many[64 * 40] = "[";
+	size_t i = 99;
+
+	(void)state;
+	assert_int_equal(check("files", "1", NULL), KNOBS_VALUE_OK);
+	assert_int_equal(check("files", "0", NULL), KNOBS_VALUE_RANGE);
+	assert_int_equal(check("files", "-1", NULL), KNOBS_VALUE_RANGE);
+	assert_int_equal(check("files", "18446744073709551615", NULL),
+	    KNOBS_VALUE_RANGE);
+	assert_int_equal(check("update_time", "0.5", NULL), KNOBS_VALUE_OK);
+	assert_int_equal(check("update_time", "-0.5", NULL),
+	    KNOBS_VALUE_RANGE);
+	assert_int_equal(check("update_time", "NaN", NULL), KNOBS_VALUE_RANGE);
+	assert_int_equal(check("dir", "\"/srv\"", NULL), KNOBS_VALUE_OK);
+	assert_int_equal(check("dir", "\"srv\"", NULL), KNOBS_VALUE_PATH);
+	assert_int_equal(check("update_file", "\"\"", NULL), KNOBS_VALUE_OK);
+	assert_int_equal(check("rras", "[\"RRA:AVERAGE:0.5:1:10\"]", NULL),
+	    KNOBS_VALUE_OK);
+	assert_int_equal(check("rras", "[]", NULL), KNOBS_VALUE_NO_RRA);
+	assert_int_equal(check("rras", "[\"RRA:MIN:0.5:1:1\",\"DS:x\"]", &i),
+	    KNOBS_VALUE_NOT_RRA);
+	assert_int_equal(i, 1);
+	assert_int_equal(check("rras", "[\"RRA:MIN:0.5:1:1\",7]", &i),
+	    KNOBS_VALUE_NOT_RRA);
+	for (int n = 0; n <= KNOBS_MAX_RRAS; n++)
+		strcat(many, n == 0 ? "\"RRA:MIN:0.5:1:1\"" :
+		    ",\"RRA:MIN:0.5:1:1\"");
+	strcat(many, "]");
+	assert_int_equal(check("rras", many, NULL), KNOBS_VALUE_TOO_MANY_RRAS);
+	assert_int_equal(check("prioritize", "true", NULL), KNOBS_VALUE_OK);
+}
+
+static void
+test_choice_list(void **state)
+{
+	char buf[128];
+
+	(void)state;
+	knobs_choice_list(knobs_find("sync"), buf, sizeof(buf));
+	assert_string_equal(buf, "none, data or drop-caches");
+	assert_int_equal(knobs_choice_index(knobs_find("sync"), "data"), 1);
+	assert_int_equal(knobs_choice_index(knobs_find("sync"), "all"), -1);
+}
+
 int
 main(void)
 {
@@ -193,6 +253,8 @@ main(void)
 		cmocka_unit_test(test_apply_errors),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_check_value),
+		cmocka_unit_test(test_choice_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,431 @@
+/* The checks of knob values, from JSON (`start`, profiles) and from text
+ * (stressctl, the configuration file). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "hostport.h"
+#include "knobs.h"
+
+static const char *
+type_name(enum knob_type t)
+{
+	switch (t) {
+	case KNOB_UINT:		return "a non-negative integer";
+	case KNOB_DOUBLE:	return "a number";
+	case KNOB_BOOL:		return "true or false";
+	case KNOB_STRING:	return "a string";
+	case KNOB_RRAS:		return "a list of RRA definitions";
+	case KNOB_CHOICE:	return "a string";
+	case KNOB_TEXT:		return "a string";
+	}
+	return "?";
+}
+
+/* Only hex digits, ':' and '.' in [c, end): an IPv6 address's text. */
+static bool
+v6_text(const char *c, const char *end)
+{
+	for (; c < end; c++)
+		if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.')
+			return false;
+	return true;
+}
+
+/* A name or address of letters, digits, '.', '-', '_' (or a bare IPv6
+ * address), or [v6], then maybe ":port" from 1. */
+static bool
+tcp_addr_ok(const char *a)
+{
+	struct hostport hp;
+	const char *h = hp.host;
+
+	if (hostport_split(a, 0, &hp) != HOSTPORT_OK || hp.port == 0)
+		return false;
+	if (hp.bracketed || hp.bare_v6)
+		return *h != '\0' && v6_text(h, h + strlen(h));
+	if (*h == '\0')
+		return false;
+	for (; *h != '\0'; h++)
+		if (!isalnum((unsigned char)*h) && *h != '.' && *h != '-' &&
+		    *h != '_')
+			return false;
+	return true;
+}
+
+/* target: librrd, or rrdcached:ADDR with ADDR as rrdcached takes it
+ * (unix:/path or /path; host, host:port or [v6]:port). */
+static int
+check_target(const char *s, char *err, size_t errlen)
+{
+	const char *a = s + strlen("rrdcached:");
+
+	if (strcmp(s, "librrd") == 0)
+		return 0;
+	if (strncmp(s, "rrdcached:", strlen("rrdcached:")) != 0) {
+		snprintf(err, errlen, "target: '%.64s' is neither librrd nor "
+		    "rrdcached:ADDR", s);
+		return -1;
+	}
+	if (strncmp(a, "unix:", 5) == 0)
+		a += 5;
+	if (*a == '\0' || (*a != '/' && a != s + strlen("rrdcached:"))) {
+		snprintf(err, errlen, "target: '%.64s' names no rrdcached "
+		    "address (unix:/path, /path, host or host:port)", s);
+		return -1;
+	}
+	for (const char *c = a; *c != '\0'; c++)
+		if (!isgraph((unsigned char)*c)) {
+			snprintf(err, errlen, "target: the address may not "
+			    "hold blanks or control characters");
+			return -1;
+		}
+	if (*a != '/' && !tcp_addr_ok(a)) {
+		snprintf(err, errlen, "target: '%.64s' is no host, host:port "
+		    "or [v6]:port (port 1 to 65535)", a);
+		return -1;
+	}
+	return 0;
+}
+
+/* A label goes into file names and tables: printable, no blanks or
+ * slashes, and short. */
+int
+knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
+    size_t errlen)
+{
+	if (len >= KNOBS_TEXT_MAX || strlen(s) != len) {
+		snprintf(err, errlen, "%s: at most %d characters, no NUL byte",
+		    k->name, KNOBS_TEXT_MAX - 1);
+		return -1;
+	}
+	if (strcmp(k->name, "target") == 0)
+		return check_target(s, err, errlen);
+	for (; *s != '\0'; s++)
+		if (!isgraph((unsigned char)*s) || *s == '/') {
+			snprintf(err, errlen, "%s: only printable characters "
+			    "other than blanks and '/'", k->name);
+			return -1;
+		}
+	return 0;
+}
+
+enum knobs_value_problem
+knobs_check_value(const struct knob *k, json_object *v, size_t *index)
+{
+	switch (k->type) {
+	case KNOB_UINT: {
+		int64_t n;
+
+		/* A value past INT64_MAX comes back clamped, with ERANGE. */
+		errno = 0;
+		n = json_object_get_int64(v);
+		if (errno != 0 || n < 0 || (double)n < k->min ||
+		    (double)n > k->max)
+			return KNOBS_VALUE_RANGE;
+		return KNOBS_VALUE_OK;
+	}
+	case KNOB_DOUBLE: {
+		double d = json_object_get_double(v);
+
+		if (!isfinite(d) || d < k->min || d > k->max)
+			return KNOBS_VALUE_RANGE;
+		return KNOBS_VALUE_OK;
+	}
+	case KNOB_STRING: {
+		const char *s = json_object_get_string(v);
+
+		return *s != '\0' && *s != '/' ? KNOBS_VALUE_PATH :
+		    KNOBS_VALUE_OK;
+	}
+	case KNOB_RRAS: {
+		size_t n = json_object_array_length(v);
+
+		if (n > KNOBS_MAX_RRAS)
+			return KNOBS_VALUE_TOO_MANY_RRAS;
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+
+			if (json_object_get_type(e) != json_type_string ||
+			    strncmp(json_object_get_string(e), "RRA:", 4) != 0) {
+				if (index != NULL)
+					*index = i;
+				return KNOBS_VALUE_NOT_RRA;
+			}
+		}
+		return n == 0 ? KNOBS_VALUE_NO_RRA : KNOBS_VALUE_OK;
+	}
+	case KNOB_BOOL:
+	case KNOB_CHOICE:	/* checked by their parsers */
+	case KNOB_TEXT:
+		break;
+	}
+	return KNOBS_VALUE_OK;
+}
+
+/* The message of knobs_apply for a number out of range. */
+static void
+range_error(const struct knob *k, double v, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s must be between %.15g and %.15g, not %.15g",
+	    k->name, k->min, k->max, v);
+}
+
+static int
+apply_one(struct stress_params *p, const struct knob *k, json_object *v,
+    char *err, size_t errlen)
+{
+	char *base = (char *)p + k->offset;
+	enum json_type t = json_object_get_type(v);
+	size_t bad;
+
+	switch (k->type) {
+	case KNOB_UINT: {
+		int64_t n;
+
+		if (t != json_type_int)
+			goto badtype;
+		if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK) {
+			errno = 0;
+			n = json_object_get_int64(v);
+			if (errno != 0 || n < 0)
+				snprintf(err, errlen, "%s must be between %.15g "
+				    "and %.15g", k->name, k->min, k->max);
+			else
+				range_error(k, (double)n, err, errlen);
+			return -1;
+		}
+		*(uint64_t *)(void *)base = (uint64_t)json_object_get_int64(v);
+		return 0;
+	}
+	case KNOB_DOUBLE: {
+		double d;
+
+		if (t != json_type_int && t != json_type_double)
+			goto badtype;
+		d = json_object_get_double(v);
+		if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK) {
+			range_error(k, d, err, errlen);
+			return -1;
+		}
+		*(double *)(void *)base = d;
+		return 0;
+	}
+	case KNOB_BOOL:
+		if (t != json_type_boolean)
+			goto badtype;
+		*(bool *)base = json_object_get_boolean(v);
+		return 0;
+	case KNOB_STRING: {
+		const char *s;
+
+		if (t != json_type_string)
+			goto badtype;
+		s = json_object_get_string(v);
+		if ((size_t)json_object_get_string_len(v) >= sizeof(p->dir) ||
+		    strlen(s) != (size_t)json_object_get_string_len(v)) {
+			snprintf(err, errlen, "%s is too long or holds a NUL byte",
+			    k->name);
+			return -1;
+		}
+		if (knobs_check_value(k, v, NULL) == KNOBS_VALUE_PATH) {
+			snprintf(err, errlen, "%s must be an absolute path, not '%s'",
+			    k->name, s);
+			return -1;
+		}
+		snprintf(base, sizeof(p->dir), "%s", s);
+		return 0;
+	}
+	case KNOB_TEXT:
+		if (t != json_type_string)
+			goto badtype;
+		if (knobs_check_text(k, json_object_get_string(v),
+		    (size_t)json_object_get_string_len(v), err, errlen) == -1)
+			return -1;
+		snprintf(base, KNOBS_TEXT_MAX, "%s", json_object_get_string(v));
+		return 0;
+	case KNOB_RRAS:
+		if (t == json_type_string)
+			return knobs_rras_set_text(p, json_object_get_string(v), err,
+			    errlen);
+		if (t != json_type_array)
+			goto badtype;
+		switch (knobs_check_value(k, v, &bad)) {
+		case KNOBS_VALUE_TOO_MANY_RRAS:
+			snprintf(err, errlen, "rras: at most %d RRAs",
+			    KNOBS_MAX_RRAS);
+			return -1;
+		case KNOBS_VALUE_NOT_RRA:
+			snprintf(err, errlen, "rras[%zu] must be a string "
+			    "starting with RRA:", bad);
+			return -1;
+		case KNOBS_VALUE_NO_RRA:
+			snprintf(err, errlen, "rras must hold at least one RRA");
+			return -1;
+		default:
+			break;
+		}
+		knobs_free(p);		/* the list so far */
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			p->rras[p->nrras++] = strdup(json_object_get_string(
+			    json_object_array_get_idx(v, i)));
+		return 0;
+	case KNOB_CHOICE: {
+		int i;
+
+		if (t != json_type_string)
+			goto badtype;
+		if ((i = knobs_choice_index(k, json_object_get_string(v))) == -1) {
+			char list[128];
+
+			knobs_choice_list(k, list, sizeof(list));
+			snprintf(err, errlen, "%s must be one of %s, not '%.64s'",
+			    k->name, list, json_object_get_string(v));
+			return -1;
+		}
+		*(unsigned *)(void *)base = (unsigned)i;
+		return 0;
+	}
+	}
+badtype:
+	snprintf(err, errlen, "%s must be %s, not %s", k->name,
+	    type_name(k->type), json_type_to_name(t));
+	return -1;
+}
+
+int
+knobs_apply(struct stress_params *p, json_object *args, const char **field,
+    char *err, size_t errlen)
+{
+	bool zero_given = false;
+
+	*field = NULL;
+	if (args == NULL)
+		goto check;
+	if (json_object_get_type(args) != json_type_object) {
+		*field = "args";
+		snprintf(err, errlen, "args must be an object");
+		return -1;
+	}
+	json_object_object_foreach(args, key, val) {
+		const struct knob *k = knobs_find(key);
+
+		if (k == NULL) {
+			/* A copy, so the field outlives the request. */
+			static _Thread_local char unknown[128];
+
+			snprintf(unknown, sizeof(unknown), "%s", key);
+			*field = unknown;
+			snprintf(err, errlen, "unknown argument '%s'", key);
+			return -1;
+		}
+		if (apply_one(p, k, val, err, errlen) == -1) {
+			*field = k->name;
+			return -1;
+		}
+		if (strcmp(key, "zero_files") == 0)
+			zero_given = true;
+	}
+	if (!zero_given)
+		p->zero_files = p->files / 2;
+check:
+	if (p->dir[0] == '\0') {
+		*field = "dir";
+		snprintf(err, errlen, "dir is required");
+		return -1;
+	}
+	for (size_t i = 0; i < p->nrras; i++)
+		if (strncmp(p->rras[i], "RRA:", 4) != 0) {
+			*field = "rras";
+			snprintf(err, errlen, "rras: '%s' does not start with RRA:",
+			    p->rras[i]);
+			return -1;
+		}
+	/* rrdcached writes the files later, in its own threads: there is
+	 * nothing on disk to sync after a batch. */
+	if (p->sync == KNOBS_SYNC_DATA && knobs_rrdcached_addr(p) != NULL) {
+		*field = "sync";
+		snprintf(err, errlen, "sync data needs target librrd: with "
+		    "an rrdcached target the writers only hand values to "
+		    "rrdcached, which writes them later");
+		return -1;
+	}
+	return 0;
+}
+
+json_object *
+knobs_parse_text(const struct knob *k, const char *text, char *err,
+    size_t errlen)
+{
+	char *end;
+
+	switch (k->type) {
+	case KNOB_UINT: {
+		unsigned long long n;
+
+		errno = 0;
+		n = strtoull(text, &end, 10);
+		if (*text == '\0' || *end != '\0' || errno != 0 ||
+		    strchr(text, '-') != NULL) {
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    type_name(k->type));
+			return NULL;
+		}
+		return json_object_new_int64((int64_t)n);
+	}
+	case KNOB_DOUBLE: {
+		double d;
+
+		errno = 0;
+		d = strtod(text, &end);
+		if (*text == '\0' || *end != '\0' || errno != 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    type_name(k->type));
+			return NULL;
+		}
+		return json_object_new_double(d);
+	}
+	case KNOB_BOOL:
+		if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") ||
+		    !strcasecmp(text, "on") || !strcmp(text, "1"))
+			return json_object_new_boolean(1);
+		if (!strcasecmp(text, "false") || !strcasecmp(text, "no") ||
+		    !strcasecmp(text, "off") || !strcmp(text, "0"))
+			return json_object_new_boolean(0);
+		snprintf(err, errlen, "%s: '%s' is not true or false", k->name,
+		    text);
+		return NULL;
+	case KNOB_STRING:
+		return json_object_new_string(text);
+	case KNOB_TEXT:
+		if (knobs_check_text(k, text, strlen(text), err, errlen) == -1)
+			return NULL;
+		return json_object_new_string(text);
+	case KNOB_RRAS: {
+		json_object *a = json_object_new_array();
+		char *copy = strdup(text), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ",", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			json_object_array_add(a, json_object_new_string(tok));
+		free(copy);
+		return a;
+	}
+	case KNOB_CHOICE:
+		if (knobs_choice_index(k, text) == -1) {
+			char list[128];
+
+			knobs_choice_list(k, list, sizeof(list));
+			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
+			    list);
+			return NULL;
+		}
+		return json_object_new_string(text);
+	}
+	return NULL;
+}
+
