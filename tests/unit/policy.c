@@ -1,6 +1,5 @@
 /* Unit tests of daemon/policy.c: allowed_targets, and allowed_dirs on a
  * small real tree (tests/unit/conffile.c walks the path cases in full). */
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,17 +14,9 @@
 
 #include "conffile.h"
 #include "policy.h"
+#include "tmpdir.h"
 
 static char	tree[64];
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int
 setup(void **state)
@@ -33,8 +24,7 @@ setup(void **state)
 	char p[PATH_MAX];
 
 	(void)state;
-	snprintf(tree, sizeof(tree), "/tmp/policy-test.XXXXXX");
-	if (mkdtemp(tree) == NULL)
+	if (tmpdir_make(tree, sizeof(tree), "policy-test") == -1)
 		return -1;
 	snprintf(p, sizeof(p), "%s/in", tree);
 	return mkdir(p, 0755);
@@ -44,7 +34,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(tree, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tree);
 }
 
 static struct config *

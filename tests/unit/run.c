@@ -1,7 +1,6 @@
 /* Unit tests of daemon/run*.c without the control plane: state names and
  * the idle views, then tiny real runs (3 files, a 10-row RRA) in a temp
  * directory: one to done, one stopped without drain, one refused. */
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,32 +15,23 @@
 #include "knobs.h"
 #include "queue.h"
 #include "run.h"
+#include "tmpdir.h"
 #include "util.h"
 
 static char	tmp[64];
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/run-test.XXXXXX");
-	return mkdtemp(tmp) == NULL ? -1 : 0;
+	return tmpdir_make(tmp, sizeof(tmp), "run-test");
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	return nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmp);
 }
 
 static void
