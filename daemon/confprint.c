@@ -26,7 +26,8 @@ print_value(FILE *fp, json_object *v)
 		break;
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(v); i++)
-			fprintf(fp, "%s%s", i ? "," : "", json_object_get_string(
+			fprintf(fp, "%s%s", i ? "," : "",
+			    json_object_get_string(
 			    json_object_array_get_idx(v, i)));
 		break;
 	default:

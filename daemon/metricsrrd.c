@@ -6,7 +6,8 @@
 #include "stats.h"
 
 /* metrics.rrd's data sources: the counter table's rows that name one, in
- * samples.csv order, then rrdcached's QueueLength (ds[i] NULL).  Returns how many. */
+ * samples.csv order, then rrdcached's QueueLength (ds[i] NULL).  Returns
+ * how many. */
 static size_t
 ds_rows(const struct stats_counter *ds[METRICSRRD_MAX_DS])
 {

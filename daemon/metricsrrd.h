@@ -3,10 +3,11 @@
  * librrd, so any rrdtool user can graph a run (and `stressctl graph`
  * does).  Step 1 s; data sources: the counter table's rows with an
  * rrd_ds (stats.c), today sig_pending, total_pending, in_flight (GAUGE),
- * completed (DERIVE: its averages are updates/s), then rrdc_queue (GAUGE: a target rrdcached's QueueLength, unknown for a
- * librrd target or a sample whose STATS failed); averages at
- * 1 s for 6 hours, maxima at 10 s for a day, averages and maxima at 1 min
- * for a week (1.6 MB a run).  Updated at most once per wall-clock second.
+ * completed (DERIVE: its averages are updates/s), then rrdc_queue (GAUGE:
+ * a target rrdcached's QueueLength, unknown for a librrd target or a
+ * sample whose STATS failed); averages at 1 s for 6 hours, maxima at 10 s
+ * for a day, averages and maxima at 1 min for a week (1.6 MB a run).
+ * Updated at most once per wall-clock second.
  */
 #ifndef STRESSD_METRICSRRD_H
 #define STRESSD_METRICSRRD_H

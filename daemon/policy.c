@@ -37,12 +37,13 @@ resolve(const char *path, char out[PATH_MAX], char *err, size_t errlen)
 		char *slash, *comp;
 
 		if (errno != ENOENT) {
-			snprintf(err, errlen, "'%s': %s", path, strerror(errno));
+			snprintf(err, errlen, "'%s': %s", path,
+			    strerror(errno));
 			return -1;
 		}
 		if (lstat(work, &st) == 0) {
-			snprintf(err, errlen, "'%s': '%s' is a dangling symbolic "
-			    "link", path, work);
+			snprintf(err, errlen, "'%s': '%s' is a dangling "
+			    "symbolic link", path, work);
 			return -1;
 		}
 		/* Strip the last component into rest. */
@@ -51,8 +52,8 @@ resolve(const char *path, char out[PATH_MAX], char *err, size_t errlen)
 		slash = strrchr(work, '/');
 		comp = slash + 1;
 		if (strcmp(comp, "..") == 0) {
-			snprintf(err, errlen, "'%s': '..' in the part that does "
-			    "not exist yet", path);
+			snprintf(err, errlen, "'%s': '..' in the part that "
+			    "does not exist yet", path);
 			return -1;
 		}
 		if (*comp != '\0' && strcmp(comp, ".") != 0) {

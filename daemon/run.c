@@ -44,7 +44,8 @@ keep_message(struct run *r, const char *msg)
 {
 	if (r->err.nkept >= RUN_ERRORS_KEPT)
 		return;
-	snprintf(r->err.kept[r->err.nkept++], sizeof(r->err.kept[0]), "%s", msg);
+	snprintf(r->err.kept[r->err.nkept++], sizeof(r->err.kept[0]), "%s",
+	    msg);
 	log_warnx("run %u: %s", r->id, msg);
 	if (r->err.nkept == RUN_ERRORS_KEPT)
 		log_warnx("run %u: further errors are only counted", r->id);
@@ -60,7 +61,8 @@ on_error(void *arg, enum rrdfile_kind kind, const char *msg)
 	r->err.kinds[(unsigned)kind < RRDFILE_NKINDS ? kind : RRDFILE_OTHER]++;
 	if (r->err.fail_since == 0) {
 		r->err.fail_since = now;
-		snprintf(r->err.fail_first, sizeof(r->err.fail_first), "%s", msg);
+		snprintf(r->err.fail_first, sizeof(r->err.fail_first), "%s",
+		    msg);
 	}
 	r->err.fail_last = now;
 	keep_message(r, msg);
@@ -382,7 +384,8 @@ run_tick(struct run *r)
 			pthread_mutex_lock(&r->err.mu);
 			snprintf(r->reason, sizeof(r->reason),
 			    "every create failed; first error: %s",
-			    r->err.nkept > 0 ? r->err.kept[0] : "none recorded");
+			    r->err.nkept > 0 ? r->err.kept[0] :
+			    "none recorded");
 			pthread_mutex_unlock(&r->err.mu);
 			finish(r, RUN_FAILED);
 			return true;

@@ -100,7 +100,8 @@ runflush_done(struct run *r)
 	snprintf(r->reason, sizeof(r->reason), "rrdcached %s had not "
 	    "written the run's values %g s after FLUSHALL (flush_timeout): "
 	    "DataSetsWritten grew by %llu of %llu, QueueLength %llu%s",
-	    rrdcc_addr(r->cc.conn), r->p.flush_timeout, (unsigned long long)written,
+	    rrdcc_addr(r->cc.conn), r->p.flush_timeout,
+	    (unsigned long long)written,
 	    (unsigned long long)c.updates_completed,
 	    (unsigned long long)r->cc.latest.queue_length,
 	    !r->cc.have_latest ? " (no STATS answered)" : r->cc.restarted ?

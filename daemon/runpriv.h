@@ -65,7 +65,8 @@ struct run_rrdcached {
 	struct rrdcc_stats	 start, latest;
 	bool			 have_latest;
 	bool			 restarted;	/* its counters went back */
-	double			 retry_at;	/* monotonic s, after a failure */
+	double			 retry_at;	/* monotonic s, after a
+						   failure */
 	double			 flush_start;	/* monotonic s; 0: not begun */
 	double			 flush_polled;
 	double			 flush_s;	/* -1: not done */
@@ -107,7 +108,8 @@ struct run {
 	bool			 have_mount;
 	double			 last_report;	/* monotonic s */
 	char			 metrics_path[4300];
-	time_t			 metrics_last;	/* 0: not (or no longer) written */
+	time_t			 metrics_last;	/* 0: not (or no longer)
+						   written */
 
 	struct run_errors	 err;
 	struct run_latency	 lat;

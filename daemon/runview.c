@@ -45,7 +45,7 @@ report_input_of(struct run *r, struct report_input *in,
 	pthread_mutex_unlock(&r->lat.mu);
 	pthread_mutex_lock(&r->err.mu);
 	for (unsigned i = 0; i < r->err.nkept; i++)
-		msgs[i] = r->err.kept[i];	/* kept[] is only ever appended */
+		msgs[i] = r->err.kept[i];	/* only ever appended */
 	in->nerrors = r->err.nkept;
 	memcpy(in->errors_by_kind, r->err.kinds, sizeof(in->errors_by_kind));
 	pthread_mutex_unlock(&r->err.mu);
@@ -233,7 +233,8 @@ run_status_json(const struct run *r)
 	json_object_object_add(o, "run_dir",
 	    json_object_new_string(r->run_dir));
 	json_object_object_add(o, "log", json_object_new_string(r->log_path));
-	json_object_object_add(o, "started_at", report_time_json(r->start_wall));
+	json_object_object_add(o, "started_at",
+	    report_time_json(r->start_wall));
 	json_object_object_add(o, "ended_at", report_time_json(r->end_wall));
 	json_object_object_add(o, "reason", r->reason[0] ?
 	    json_object_new_string(r->reason) : NULL);
@@ -241,7 +242,8 @@ run_status_json(const struct run *r)
 	msgs = json_object_new_array();
 	pthread_mutex_lock((pthread_mutex_t *)&r->err.mu);
 	for (unsigned i = 0; i < r->err.nkept; i++)
-		json_object_array_add(msgs, json_object_new_string(r->err.kept[i]));
+		json_object_array_add(msgs,
+		    json_object_new_string(r->err.kept[i]));
 	pthread_mutex_unlock((pthread_mutex_t *)&r->err.mu);
 	json_object_object_add(o, "error_messages", msgs);
 	add_error_keys(o, r, false);
