@@ -1,17 +1,15 @@
-/* The configuration file; see config.h and stressd.conf(5). */
-#include <arpa/inet.h>
+/* Loading the configuration file; see conffile.h and stressd.conf(5).  The
+ * global keys are in confkeys.c, printing in confprint.c, the allowed_dirs
+ * and allowed_targets checks in policy.c. */
 #include <errno.h>
-#include <grp.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <ini.h>
 
+#include "confkeys.h"
 #include "conffile.h"
 #include "knobs.h"
 #include "log.h"
@@ -28,385 +26,8 @@
 #define SYNTAX_MSG \
 	"expected 'key = value', '[profile NAME]' or a comment"
 
-static const char *const level_names[] = { "err", "warn", "info", "debug" };
-
-/* ------------------------------------------------------------ values */
-
-/* strtod over the whole text, finite, within [min, max]. */
-static int
-parse_number(const char *v, double min, double max, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (*v == '\0' || *end != '\0' || errno != 0 || !isfinite(d) ||
-	    d < min || d > max)
-		return -1;
-	*out = d;
-	return 0;
-}
-
-/* Shortest of %.15g and %.17g that reads back as d, so 0.1 stays 0.1. */
-static void
-print_number(FILE *fp, double d)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.15g", d);
-	if (strtod(buf, NULL) != d)
-		snprintf(buf, sizeof(buf), "%.17g", d);
-	fputs(buf, fp);
-}
-
-static int
-parse_path(char *dst, size_t size, const char *v)
-{
-	if (v[0] != '/' || strlen(v) >= size)
-		return -1;
-	snprintf(dst, size, "%s", v);
-	return 0;
-}
-
-/* ------------------------------------------------------------ global keys */
-
-static int
-set_socket(struct config *c, const char *v, char *e, size_t n)
-{
-	if (parse_path(c->socket, sizeof(c->socket), v) == -1) {
-		snprintf(e, n, "expected an absolute path of at most %zu bytes",
-		    sizeof(c->socket) - 1);
-		return -1;
-	}
-	return 0;
-}
-
-static bool
-get_socket(const struct config *c, FILE *fp)
-{
-	fputs(c->socket, fp);
-	return true;
-}
-
-/* The group must exist now: a typo would otherwise only show when the
- * socket is created, as a daemon that does not start. */
-static int
-set_socket_group(struct config *c, const char *v, char *e, size_t n)
-{
-	if (*v != '\0' && (strlen(v) >= sizeof(c->socket_group) ||
-	    getgrnam(v) == NULL)) {
-		snprintf(e, n, "expected the name of an existing group");
-		return -1;
-	}
-	snprintf(c->socket_group, sizeof(c->socket_group), "%s", v);
-	return 0;
-}
-
-static bool
-get_socket_group(const struct config *c, FILE *fp)
-{
-	fputs(c->socket_group, fp);
-	return c->socket_group[0] != '\0';
-}
-
-/* Always octal, with or without the leading 0, as chmod(1) reads it. */
-static int
-set_socket_mode(struct config *c, const char *v, char *e, size_t n)
-{
-	size_t len = strlen(v);
-	unsigned long m;
-
-	if (len == 0 || len > 5 || strspn(v, "01234567") != len ||
-	    (m = strtoul(v, NULL, 8)) > 0777) {
-		snprintf(e, n, "expected an octal mode from 0000 to 0777, "
-		    "such as 0660");
-		return -1;
-	}
-	c->socket_mode = (unsigned)m;
-	return 0;
-}
-
-static bool
-get_socket_mode(const struct config *c, FILE *fp)
-{
-	fprintf(fp, "%04o", c->socket_mode);
-	return true;
-}
-
-static int
-set_state_dir(struct config *c, const char *v, char *e, size_t n)
-{
-	if (parse_path(c->state_dir, sizeof(c->state_dir), v) == -1) {
-		snprintf(e, n, "expected an absolute path");
-		return -1;
-	}
-	return 0;
-}
-
-static bool
-get_state_dir(const struct config *c, FILE *fp)
-{
-	fputs(c->state_dir, fp);
-	return true;
-}
-
-/*
- * A list key (allowed_dirs, allowed_targets): items separated by commas or
- * blanks, each stored by add (0, or -1 when it is no item: "expected
- * <what>, and 'x' is not one"), at most CONFIG_MAX_ALLOWED.  Given but
- * empty is refused rather than read as "nothing allowed": a daemon that
- * refuses every run is never what was meant.  *count: the items stored
- * (0 after an error).
- */
-static int
-set_list(struct config *c, const char *v, size_t *count, const char *what,
-    const char *empty, int (*add)(struct config *, size_t, const char *),
-    char *e, size_t n)
-{
-	char *copy, *save = NULL, *tok;
-	int rc = -1;
-
-	if ((copy = strdup(v)) == NULL) {
-		snprintf(e, n, "out of memory");
-		return -1;
-	}
-	*count = 0;
-	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
-	    tok = strtok_r(NULL, ", \t", &save)) {
-		if (*count == CONFIG_MAX_ALLOWED) {
-			snprintf(e, n, "expected at most %d %s",
-			    CONFIG_MAX_ALLOWED, what);
-			goto fail;
-		}
-		if (add(c, *count, tok) == -1) {
-			snprintf(e, n, "expected %s separated by commas or "
-			    "blanks, and '%s' is not one", what, tok);
-			goto fail;
-		}
-		(*count)++;
-	}
-	if (*count == 0) {
-		snprintf(e, n, "%s", empty);
-		goto fail;
-	}
-	rc = 0;
-fail:
-	if (rc == -1)
-		*count = 0;
-	free(copy);
-	return rc;
-}
-
-static int
-add_allowed_dir(struct config *c, size_t i, const char *tok)
-{
-	return parse_path(c->allowed_dirs[i], 4096, tok);
-}
-
-static int
-set_allowed_dirs(struct config *c, const char *v, char *e, size_t n)
-{
-	if (set_list(c, v, &c->nallowed, "absolute paths", "expected one or "
-	    "more absolute paths (leave the key out to let runs write "
-	    "anywhere)", add_allowed_dir, e, n) == -1)
-		return -1;
-	c->restricted = true;
-	return 0;
-}
-
-static bool
-get_allowed_dirs(const struct config *c, FILE *fp)
-{
-	for (size_t i = 0; i < c->nallowed; i++)
-		fprintf(fp, "%s%s", i ? ", " : "", c->allowed_dirs[i]);
-	return c->restricted;
-}
-
-/* An rrdcached address as the target knob takes it after "rrdcached:". */
-static int
-add_allowed_target(struct config *c, size_t i, const char *tok)
-{
-	char full[KNOBS_TEXT_MAX + 16], why[256];
-
-	snprintf(full, sizeof(full), "rrdcached:%s", tok);
-	if (knobs_check_text(knobs_find("target"), full, strlen(full), why,
-	    sizeof(why)) == -1)
-		return -1;
-	snprintf(c->allowed_targets[i], sizeof(c->allowed_targets[0]), "%s",
-	    tok);
-	return 0;
-}
-
-static int
-set_allowed_targets(struct config *c, const char *v, char *e, size_t n)
-{
-	return set_list(c, v, &c->ntargets, "rrdcached addresses (unix:/path, "
-	    "host or host:port)", "expected one or more rrdcached addresses "
-	    "(leave the key out to let runs use any)", add_allowed_target, e,
-	    n);
-}
-
-static bool
-get_allowed_targets(const struct config *c, FILE *fp)
-{
-	for (size_t i = 0; i < c->ntargets; i++)
-		fprintf(fp, "%s%s", i ? ", " : "", c->allowed_targets[i]);
-	return c->ntargets > 0;
-}
-
-/* The grammar prom_start takes: [ADDR:]PORT, ADDR numeric IPv4 or
- * localhost, or [IPV6]:PORT.  Checked here so --check-config sees it. */
-static int
-set_metrics_listen(struct config *c, const char *v, char *e, size_t n)
-{
-	char host[INET6_ADDRSTRLEN + 1] = "";
-	unsigned char addr[sizeof(struct in6_addr)];
-	const char *port = v, *colon;
-	size_t hlen = 0;
-	int family = AF_INET;
-
-	if (*v == '\0') {
-		c->metrics_listen[0] = '\0';
-		return 0;
-	}
-	if (strlen(v) >= sizeof(c->metrics_listen))
-		goto fail;
-	if (v[0] == '[') {
-		const char *rb = strchr(v, ']');
-
-		if (rb == NULL || rb[1] != ':')
-			goto fail;
-		family = AF_INET6;
-		hlen = (size_t)(rb - v - 1);
-		if (hlen >= sizeof(host))
-			goto fail;
-		memcpy(host, v + 1, hlen);
-		port = rb + 2;
-	} else if ((colon = strrchr(v, ':')) != NULL) {
-		hlen = (size_t)(colon - v);
-		if (hlen >= sizeof(host))
-			goto fail;
-		memcpy(host, v, hlen);
-		port = colon + 1;
-	}
-	host[hlen] = '\0';
-	if (family == AF_INET6 || (*host != '\0' &&
-	    strcmp(host, "localhost") != 0))
-		if (inet_pton(family, host, addr) != 1)
-			goto fail;
-	if (*port == '\0' || strlen(port) > 5 ||
-	    strspn(port, "0123456789") != strlen(port) ||
-	    strtoul(port, NULL, 10) > 65535)
-		goto fail;
-	snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", v);
-	return 0;
-fail:
-	snprintf(e, n, "expected [ADDR:]PORT or [IPV6]:PORT, ADDR a numeric "
-	    "IPv4 address or localhost, PORT from 0 to 65535");
-	return -1;
-}
-
-static bool
-get_metrics_listen(const struct config *c, FILE *fp)
-{
-	fputs(c->metrics_listen, fp);
-	return c->metrics_listen[0] != '\0';
-}
-
-static int
-set_sample_interval(struct config *c, const char *v, char *e, size_t n)
-{
-	if (parse_number(v, 0.1, 60, &c->sample_interval) == -1) {
-		snprintf(e, n, "expected a number of seconds from 0.1 to 60");
-		return -1;
-	}
-	return 0;
-}
-
-static bool
-get_sample_interval(const struct config *c, FILE *fp)
-{
-	print_number(fp, c->sample_interval);
-	return true;
-}
-
-static int
-set_log_level(struct config *c, const char *v, char *e, size_t n)
-{
-	int l = log_level_parse(v);
-
-	if (l == -1) {
-		snprintf(e, n, "expected err, warn, info or debug");
-		return -1;
-	}
-	c->log_level = l;
-	return 0;
-}
-
-static bool
-get_log_level(const struct config *c, FILE *fp)
-{
-	if (c->log_level >= 0 && c->log_level <= LOG_LVL_DEBUG)
-		fputs(level_names[c->log_level], fp);
-	else
-		fprintf(fp, "%d", c->log_level);
-	return true;
-}
-
-static int
-set_drain_timeout(struct config *c, const char *v, char *e, size_t n)
-{
-	if (parse_number(v, 0, 86400, &c->drain_timeout) == -1) {
-		snprintf(e, n, "expected a number of seconds from 0 to 86400");
-		return -1;
-	}
-	return 0;
-}
-
-static bool
-get_drain_timeout(const struct config *c, FILE *fp)
-{
-	print_number(fp, c->drain_timeout);
-	return true;
-}
-
-/* The global keys in the order conffile_print shows them. */
-static const struct global_key {
-	const char	*name;
-	/* On a bad value: -1 and "expected ..." in the buffer. */
-	int		(*set)(struct config *, const char *, char *, size_t);
-	/* Print the value; false when the key is not set. */
-	bool		(*get)(const struct config *, FILE *);
-	const char	*unset;		/* what leaving it out means */
-} globals[] = {
-	{ "socket", set_socket, get_socket, NULL },
-	{ "socket_group", set_socket_group, get_socket_group,
-	  "the socket keeps the daemon's group" },
-	{ "socket_mode", set_socket_mode, get_socket_mode, NULL },
-	{ "state_dir", set_state_dir, get_state_dir, NULL },
-	{ "allowed_dirs", set_allowed_dirs, get_allowed_dirs,
-	  "runs may write wherever the daemon can" },
-	{ "allowed_targets", set_allowed_targets, get_allowed_targets,
-	  "runs may send to any rrdcached" },
-	{ "metrics_listen", set_metrics_listen, get_metrics_listen,
-	  "no metrics listener" },
-	{ "sample_interval", set_sample_interval, get_sample_interval, NULL },
-	{ "log_level", set_log_level, get_log_level, NULL },
-	{ "drain_timeout", set_drain_timeout, get_drain_timeout, NULL },
-};
-#define NGLOBALS	(sizeof(globals) / sizeof(globals[0]))
-
-static const struct global_key *
-global_find(const char *name)
-{
-	for (size_t i = 0; i < NGLOBALS; i++)
-		if (strcmp(globals[i].name, name) == 0)
-			return &globals[i];
-	return NULL;
-}
-
 /* ------------------------------------------------------------ profile keys */
+
 
 static void
 knob_expected(const struct knob *k, char *e, size_t n)
@@ -539,38 +160,15 @@ fail:
 	return NULL;
 }
 
-static void
-print_json_value(FILE *fp, json_object *v)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_int:
-		fprintf(fp, "%lld", (long long)json_object_get_int64(v));
-		break;
-	case json_type_double:
-		print_number(fp, json_object_get_double(v));
-		break;
-	case json_type_boolean:
-		fputs(json_object_get_boolean(v) ? "true" : "false", fp);
-		break;
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			fprintf(fp, "%s%s", i ? "," : "", json_object_get_string(
-			    json_object_array_get_idx(v, i)));
-		break;
-	default:
-		fputs(json_object_get_string(v), fp);
-		break;
-	}
-}
-
 /* ------------------------------------------------------------ loading */
+
 
 struct load {
 	struct config		*c;
 	FILE			*fp;
 	unsigned		 line;		/* the line inih works on */
 	struct conffile_profile	*prof;		/* NULL: global keys */
-	unsigned		 gline[NGLOBALS];	/* where each was set */
+	unsigned		 gline[CONFKEYS_MAX];	/* where each was set */
 	unsigned		 pline[CONFIG_MAX_PROFILES][CONFIG_MAX_KNOBS];
 	unsigned		 secline[CONFIG_MAX_PROFILES];
 	unsigned		 errline;	/* of the first error, 0 = none */
@@ -717,7 +315,7 @@ load_reader(char *buf, int size, void *stream)
 static int
 load_global(struct load *ld, const char *name, const char *value)
 {
-	const struct global_key *g = global_find(name);
+	const struct confkeys_key *g = confkeys_find(name);
 	char why[512];
 	size_t i;
 
@@ -725,7 +323,7 @@ load_global(struct load *ld, const char *name, const char *value)
 		return load_fail(ld, "unknown key '%s' in the global section%s",
 		    name, knobs_find(name) != NULL ? " (run knobs go in a "
 		    "[profile NAME] section)" : "");
-	i = (size_t)(g - globals);
+	i = (size_t)(g - confkeys);
 	if (ld->gline[i] != 0)
 		return load_fail(ld, "duplicate key '%s' (first set on line %u)",
 		    name, ld->gline[i]);
@@ -754,7 +352,7 @@ load_knob(struct load *ld, const char *name, const char *value)
 				    "'%s'?)", knobs_table[i].name);
 				hint = why;
 			}
-		if (global_find(name) != NULL)
+		if (confkeys_find(name) != NULL)
 			hint = " (global keys go before the first section)";
 		return load_fail(ld, "unknown key '%s' in [profile %s]: not a "
 		    "run knob%s", name, p->name, hint);
@@ -824,9 +422,9 @@ conffile_load(struct config *c, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: path too long", path);
 		goto fail;
 	}
-	if (knobs_count > CONFIG_MAX_KNOBS) {
-		snprintf(err, errlen, "%s: more knobs than CONFIG_MAX_KNOBS",
-		    path);
+	if (knobs_count > CONFIG_MAX_KNOBS || confkeys_count > CONFKEYS_MAX) {
+		snprintf(err, errlen, "%s: more knobs than CONFIG_MAX_KNOBS "
+		    "or keys than CONFKEYS_MAX", path);
 		goto fail;
 	}
 	if ((fp = fopen(path, "re")) == NULL) {
@@ -874,77 +472,6 @@ fail:
 	return rc;
 }
 
-/* ------------------------------------------------------------ output */
-
-/* Global key i's value as text (malloc'd, NULL when out of memory);
- * *set false when the key is unset. */
-static char *
-global_text(const struct config *c, size_t i, bool *set)
-{
-	char *s = NULL;
-	size_t n = 0;
-	FILE *fp = open_memstream(&s, &n);
-
-	*set = false;
-	if (fp == NULL)
-		return NULL;
-	*set = globals[i].get(c, fp);
-	if (fclose(fp) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-static char *
-json_text(json_object *v)
-{
-	char *s = NULL;
-	size_t n = 0;
-	FILE *fp = open_memstream(&s, &n);
-
-	if (fp == NULL)
-		return NULL;
-	print_json_value(fp, v);
-	if (fclose(fp) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-void
-conffile_print(const struct config *c, FILE *fp)
-{
-	for (size_t i = 0; i < NGLOBALS; i++) {
-		bool set;
-		char *s = global_text(c, i, &set);
-
-		/* Unset keys as comments, so the output is a valid file. */
-		if (set)
-			fprintf(fp, "%s = %s\n", globals[i].name, s ? s : "?");
-		else
-			fprintf(fp, "# %s = (not set: %s)\n", globals[i].name,
-			    globals[i].unset);
-		free(s);
-	}
-	for (size_t i = 0; i < c->nprofiles; i++) {
-		const struct conffile_profile *p = &c->profiles[i];
-
-		fprintf(fp, "\n[profile %s]\n", p->name);
-		for (size_t k = 0; k < knobs_count; k++) {
-			json_object *v;
-
-			if (!json_object_object_get_ex(p->args,
-			    knobs_table[k].name, &v))
-				continue;
-			fprintf(fp, "%s = ", knobs_table[k].name);
-			print_json_value(fp, v);
-			fputc('\n', fp);
-		}
-	}
-}
-
 json_object *
 conffile_profile(const struct config *c, const char *name)
 {
@@ -952,223 +479,4 @@ conffile_profile(const struct config *c, const char *name)
 		if (strcmp(c->profiles[i].name, name) == 0)
 			return c->profiles[i].args;
 	return NULL;
-}
-
-static const struct conffile_profile *
-profile_find(const struct config *c, const char *name)
-{
-	for (size_t i = 0; i < c->nprofiles; i++)
-		if (strcmp(c->profiles[i].name, name) == 0)
-			return &c->profiles[i];
-	return NULL;
-}
-
-/* One line per knob whose value differs between two versions of a
- * profile; a missing version or key reads as "(not set)". */
-static bool
-log_profile_changes(const char *name, json_object *old, json_object *new_)
-{
-	bool changed = false;
-
-	for (size_t k = 0; k < knobs_count; k++) {
-		const char *key = knobs_table[k].name;
-		json_object *a = NULL, *b = NULL;
-		char *sa, *sb;
-
-		if (old != NULL)
-			json_object_object_get_ex(old, key, &a);
-		if (new_ != NULL)
-			json_object_object_get_ex(new_, key, &b);
-		if (a == NULL && b == NULL)
-			continue;
-		if (a != NULL && b != NULL && json_object_equal(a, b))
-			continue;
-		sa = a ? json_text(a) : NULL;
-		sb = b ? json_text(b) : NULL;
-		log_info("config: [profile %s] %s: %s -> %s", name, key,
-		    sa ? sa : "(not set)", sb ? sb : "(not set)");
-		free(sa);
-		free(sb);
-		changed = true;
-	}
-	return changed;
-}
-
-void
-conffile_log_changes(const struct config *old, const struct config *new_)
-{
-	bool changed = false;
-
-	if (strcmp(old->path, new_->path) != 0) {
-		log_info("config: file %s -> %s", *old->path ? old->path :
-		    "(none)", *new_->path ? new_->path : "(none)");
-		changed = true;
-	}
-	for (size_t i = 0; i < NGLOBALS; i++) {
-		bool seta, setb;
-		char *a = global_text(old, i, &seta);
-		char *b = global_text(new_, i, &setb);
-
-		if (a == NULL || b == NULL || seta != setb ||
-		    strcmp(a, b) != 0) {
-			log_info("config: %s: %s -> %s", globals[i].name,
-			    seta && a ? a : "(not set)",
-			    setb && b ? b : "(not set)");
-			changed = true;
-		}
-		free(a);
-		free(b);
-	}
-	for (size_t i = 0; i < old->nprofiles; i++) {
-		const struct conffile_profile *p = &old->profiles[i];
-		const struct conffile_profile *q = profile_find(new_, p->name);
-
-		if (q == NULL) {
-			log_info("config: [profile %s] removed", p->name);
-			changed = true;
-		} else if (log_profile_changes(p->name, p->args, q->args))
-			changed = true;
-	}
-	for (size_t i = 0; i < new_->nprofiles; i++) {
-		const struct conffile_profile *q = &new_->profiles[i];
-
-		if (profile_find(old, q->name) != NULL)
-			continue;
-		log_info("config: [profile %s] added", q->name);
-		log_profile_changes(q->name, NULL, q->args);
-		changed = true;
-	}
-	if (!changed)
-		log_info("config: nothing changed");
-}
-
-/* ------------------------------------------------------------ allowed_dirs */
-
-/*
- * path as realpath would give it, even when its tail does not exist yet
- * (a run creates its dir): the longest existing ancestor through
- * realpath, the rest appended.  Only a missing component walks up: any
- * other failure is an answer.  The appended rest may hold no "..", which
- * realpath cannot judge there, and no dangling symlink, whose target
- * mkdir would follow.  0, or -1 with why in err.
- */
-static int
-resolve(const char *path, char out[PATH_MAX], char *err, size_t errlen)
-{
-	char work[PATH_MAX], rest[PATH_MAX] = "", real[PATH_MAX], tmp[PATH_MAX];
-	struct stat st;
-
-	if (path[0] != '/') {
-		snprintf(err, errlen, "'%s' is not an absolute path", path);
-		return -1;
-	}
-	if (strlen(path) >= sizeof(work)) {
-		snprintf(err, errlen, "'%.64s...' is too long", path);
-		return -1;
-	}
-	strcpy(work, path);
-	while (realpath(work, real) == NULL) {
-		char *slash, *comp;
-
-		if (errno != ENOENT) {
-			snprintf(err, errlen, "'%s': %s", path, strerror(errno));
-			return -1;
-		}
-		if (lstat(work, &st) == 0) {
-			snprintf(err, errlen, "'%s': '%s' is a dangling symbolic "
-			    "link", path, work);
-			return -1;
-		}
-		/* Strip the last component into rest. */
-		for (size_t n = strlen(work); n > 1 && work[n - 1] == '/'; )
-			work[--n] = '\0';
-		slash = strrchr(work, '/');
-		comp = slash + 1;
-		if (strcmp(comp, "..") == 0) {
-			snprintf(err, errlen, "'%s': '..' in the part that does "
-			    "not exist yet", path);
-			return -1;
-		}
-		if (*comp != '\0' && strcmp(comp, ".") != 0) {
-			snprintf(tmp, sizeof(tmp), "%s%s%s", comp, *rest ? "/" :
-			    "", rest);
-			strcpy(rest, tmp);
-		}
-		if (slash == work)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	if (*rest == '\0')
-		snprintf(out, PATH_MAX, "%s", real);
-	else if ((size_t)snprintf(out, PATH_MAX, "%s%s%s", real,
-	    strcmp(real, "/") == 0 ? "" : "/", rest) >= PATH_MAX) {
-		snprintf(err, errlen, "'%.64s...' is too long", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Is dir root or below it?  Whole components only: /tmp/xy is not in
- * /tmp/x. */
-static bool
-path_inside(const char *dir, const char *root)
-{
-	size_t n = strlen(root);
-
-	if (strcmp(root, "/") == 0)
-		return true;
-	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
-}
-
-int
-conffile_target_allowed(const struct config *c, const char *target,
-    char *err, size_t errlen)
-{
-	char list[1024] = "";
-	size_t len = 0;
-
-	if (c->ntargets == 0 || strncmp(target, "rrdcached:", 10) != 0)
-		return 1;
-	for (size_t i = 0; i < c->ntargets; i++) {
-		if (strcmp(target + 10, c->allowed_targets[i]) == 0)
-			return 1;
-		if (len < sizeof(list))
-			len += (size_t)snprintf(list + len, sizeof(list) - len,
-			    "%s%s", i ? ", " : "", c->allowed_targets[i]);
-	}
-	snprintf(err, errlen, "target '%s' is not in allowed_targets (%s)",
-	    target, list);
-	return 0;
-}
-
-int
-conffile_dir_allowed(const struct config *c, const char *dir, char *err,
-    size_t errlen)
-{
-	char real[PATH_MAX], root[PATH_MAX], why[PATH_MAX + 128];
-	char list[1024] = "";
-	size_t len = 0;
-
-	if (!c->restricted)
-		return 1;
-	for (size_t i = 0; i < c->nallowed && len < sizeof(list); i++)
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-		    i ? ", " : "", c->allowed_dirs[i]);
-	if (resolve(dir, real, why, sizeof(why)) == -1) {
-		snprintf(err, errlen, "%s (allowed_dirs: %s)", why, list);
-		return 0;
-	}
-	/* Resolved now, not at load: the tree may change in between. */
-	for (size_t i = 0; i < c->nallowed; i++)
-		if (resolve(c->allowed_dirs[i], root, why, sizeof(why)) == 0 &&
-		    path_inside(real, root))
-			return 1;
-	if (strcmp(real, dir) == 0)
-		snprintf(err, errlen, "'%s' is not inside allowed_dirs (%s)",
-		    dir, list);
-	else
-		snprintf(err, errlen, "'%s' (really '%s') is not inside "
-		    "allowed_dirs (%s)", dir, real, list);
-	return 0;
 }

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "knobs.h"
+#include "policy.h"
 
 #define CONFIG_MAX_ALLOWED	32
 #define CONFIG_MAX_PROFILES	64
@@ -78,22 +79,22 @@ void	conffile_print(const struct config *c, FILE *fp);
 /* The profile's arguments (borrowed, valid until conffile_free) or NULL. */
 json_object	*conffile_profile(const struct config *c, const char *name);
 
-/*
- * Is dir inside one of allowed_dirs?  Both are resolved with realpath; a
- * dir that does not exist yet is resolved through its longest existing
- * ancestor with the rest appended, refusing any ".." there.  1 allowed,
- * 0 denied (err says why, naming the dir and the allowed list); always 1
- * when !restricted.
- */
-/*
- * May a run use target (the knob's value)?  librrd always; rrdcached:ADDR
- * when allowed_targets is unset or lists ADDR as written.  1 allowed, 0
- * denied (err names the target and the allowed list).
- */
-int	conffile_target_allowed(const struct config *c, const char *target,
-	    char *err, size_t errlen);
-int	conffile_dir_allowed(const struct config *c, const char *dir, char *err,
-	    size_t errlen);
+/* The allowed_dirs and allowed_targets checks are policy_dir_allowed and
+ * policy_target_allowed (policy.h); these names forward to them until
+ * every caller uses those. */
+static inline int
+conffile_target_allowed(const struct config *c, const char *target,
+    char *err, size_t errlen)
+{
+	return policy_target_allowed(c, target, err, errlen);
+}
+
+static inline int
+conffile_dir_allowed(const struct config *c, const char *dir, char *err,
+    size_t errlen)
+{
+	return policy_dir_allowed(c, dir, err, errlen);
+}
 
 /* log_info each global key and profile that differs (for SIGHUP). */
 void	conffile_log_changes(const struct config *old,

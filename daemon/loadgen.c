@@ -246,8 +246,8 @@ flush(struct loadgen *lg, struct queue_req *stage, size_t *nstage)
  */
 #define PACE_QUANTUM	0.002
 
-static uint64_t
-picks_per_claim(const struct stress_params *p)
+uint64_t
+loadgen_picks_per_claim(const struct stress_params *p)
 {
 	double k;
 
@@ -258,6 +258,14 @@ picks_per_claim(const struct stress_params *p)
 	return k < 1 ? 1 : k > LOADGEN_STAGE ? LOADGEN_STAGE : (uint64_t)k;
 }
 
+double
+loadgen_due(const struct stress_params *p, uint64_t n)
+{
+	if (p->update_time <= 0)
+		return 0;
+	return (double)n * p->update_time / (double)p->max_updates;
+}
+
 static void *
 loadgen_main(void *arg)
 {
@@ -266,7 +274,7 @@ loadgen_main(void *arg)
 	struct queue_req stage[LOADGEN_STAGE];
 	size_t nstage = 0;
 	struct writer_ctx w;
-	uint64_t take = picks_per_claim(p) * p->updates_per_open;
+	uint64_t take = loadgen_picks_per_claim(p) * p->updates_per_open;
 
 	writer_ctx_init(&w, p, &lg->hooks);
 	w.busy_since = &lg->busy[atomic_fetch_add(&lg->next_slot, 1)];
@@ -284,8 +292,7 @@ loadgen_main(void *arg)
 		 * claim+1 .. claim+left at once, so it waits for the last one.
 		 * What is staged goes out before the generator sleeps. */
 		if (p->update_time > 0) {
-			double due = lg->start + (double)(claim + left) *
-			    p->update_time / (double)p->max_updates;
+			double due = lg->start + loadgen_due(p, claim + left);
 
 			if (util_now() < due) {
 				flush(lg, stage, &nstage);

@@ -34,6 +34,13 @@ bool	loadgen_is_zero_file(const struct stress_params *p, uint32_t n);
 double	loadgen_value(const struct stress_params *p, const double *replay,
 	    size_t nreplay, uint32_t n, uint64_t k);
 
+/* Pacing: the n-th update of the run (from 1) is not issued before this
+ * many seconds after the load started (0: update_time 0, flat out). */
+double	loadgen_due(const struct stress_params *p, uint64_t n);
+/* How many picks of updates_per_open a generator claims at once: those
+ * due within 2 ms, 1 to LOADGEN_STAGE (1 when flat out). */
+uint64_t loadgen_picks_per_claim(const struct stress_params *p);
+
 /* Start p->threads generators now; replay values are borrowed. */
 struct loadgen	*loadgen_start(struct queue *q, const struct stress_params *p,
 		    const double *replay, size_t nreplay,

@@ -17,15 +17,23 @@ log_init(enum log_level level)
 	log_journal = getenv("JOURNAL_STREAM") != NULL && !isatty(2);
 }
 
+/* The names of the levels, as -l, log_level and the messages take them. */
+static const char *const level_names[] = { "err", "warn", "info", "debug" };
+
 int
 log_level_parse(const char *name)
 {
-	static const char *const names[] = { "err", "warn", "info", "debug" };
-
-	for (int i = 0; i < 4; i++)
-		if (strcmp(name, names[i]) == 0)
+	for (int i = 0; i <= LOG_LVL_DEBUG; i++)
+		if (strcmp(name, level_names[i]) == 0)
 			return i;
 	return -1;
+}
+
+const char *
+log_level_name(int level)
+{
+	return level >= 0 && level <= LOG_LVL_DEBUG ? level_names[level] :
+	    NULL;
 }
 
 static void

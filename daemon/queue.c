@@ -4,14 +4,12 @@
 #include <string.h>
 
 #include "queue.h"
+#include "queuepool.h"
 #include "util.h"
 
 #define NIL		UINT32_MAX
 #define SEG_FIRST_CAP	6	/* 64-byte chunk: 16 header + 6 values */
 #define SEG_MAX_CAP	510	/* 4 KiB chunk */
-/* Chunk sizes: a zero run (16 bytes), then 64 .. 4096 as caps double. */
-#define SEG_CLASSES	8
-#define SLAB_BYTES	(1024 * 1024)
 
 enum { LIST_NONE, LIST_SIG, LIST_INSIG };
 
@@ -33,23 +31,6 @@ struct flist {
 	uint32_t	head, tail, len;
 };
 
-/*
- * The queue's own allocator for value chunks: chunks are cut from 1 MiB
- * slabs and recycled through free lists per size, under the queue lock.
- * Why not malloc: generators allocating chunk by chunk grow their malloc
- * arenas in small steps, each taking the process's mmap lock for writing,
- * which stalls every writer's page faults inside librrd's mmap'd files.
- * Measured (bench/run.sh, since replaced by bench/compare; 5 rounds):
- * stressd/raw median 0.88 with malloc, 0.97 with malloc tuned to grow in
- * 64 MiB steps, which this does by construction.  Slabs go back when the queue is destroyed (run end).
- */
-struct pool {
-	struct queue_seg	*free[SEG_CLASSES];
-	char			*bump[SEG_CLASSES];	/* rest of a slab */
-	size_t			 left[SEG_CLASSES];	/* bytes there */
-	void			**slabs;
-	size_t			 nslabs, capslabs;
-};
 
 struct queue {
 	pthread_mutex_t		 mu;
@@ -59,7 +40,7 @@ struct queue {
 	struct qfile		*f;
 	struct flist		 sig, insig;
 	struct queue_counters	 c;		/* gauges derived at snapshot */
-	struct pool		 pool;
+	struct queuepool	 pool;
 	uint64_t		 insig_queued;
 	double			 promo_last, promo_credit;
 	unsigned		 idle_writers, direct_waiters;
@@ -162,86 +143,6 @@ wake_writers(struct queue *q, uint64_t listed)
 
 /* ------------------------------------------------------------ values */
 
-/* Size class of a chunk of cap values: 0 for a zero run, then the caps
- * 6, 14, 30, ... 510 (16 + 8 * cap = 64 .. 4096 bytes). */
-static unsigned
-seg_class(uint32_t cap)
-{
-	unsigned c = 0;
-	uint32_t bytes = 16 + 8 * cap;
-
-	if (cap == 0)
-		return 0;
-	while ((32u << ++c) < bytes)
-		;
-	return c;
-}
-
-static size_t
-class_bytes(unsigned c)
-{
-	return c == 0 ? sizeof(struct queue_seg) : (size_t)32 << c;
-}
-
-static struct queue_seg *
-seg_new(struct queue *q, uint32_t cap)
-{
-	struct pool *p = &q->pool;
-	unsigned c = seg_class(cap);
-	size_t bytes = class_bytes(c);
-	struct queue_seg *s;
-
-	if ((s = p->free[c]) != NULL)
-		p->free[c] = s->next;
-	else {
-		if (p->left[c] < bytes) {
-			if (p->nslabs == p->capslabs) {
-				size_t n = p->capslabs ? p->capslabs * 2 : 64;
-				void **ns = realloc(p->slabs, n * sizeof(*ns));
-
-				if (ns == NULL)
-					abort();	/* out of memory */
-				p->slabs = ns;
-				p->capslabs = n;
-			}
-			if ((p->bump[c] = malloc(SLAB_BYTES)) == NULL)
-				abort();
-			p->slabs[p->nslabs++] = p->bump[c];
-			p->left[c] = SLAB_BYTES;
-		}
-		s = (struct queue_seg *)(void *)p->bump[c];
-		p->bump[c] += bytes;
-		p->left[c] -= bytes;
-	}
-	s->next = NULL;
-	s->n = 0;
-	s->cap = cap;
-	return s;
-}
-
-/* Give a chain of chunks back to the pool (under the lock). */
-static void
-segs_free(struct queue *q, struct queue_seg *s)
-{
-	while (s != NULL) {
-		struct queue_seg *next = s->next;
-		unsigned c = seg_class(s->cap);
-
-		s->next = q->pool.free[c];
-		q->pool.free[c] = s;
-		s = next;
-	}
-}
-
-static void
-pool_destroy(struct pool *p)
-{
-	for (size_t i = 0; i < p->nslabs; i++)
-		free(p->slabs[i]);
-	free(p->slabs);
-	memset(p, 0, sizeof(*p));
-}
-
 static void
 seg_append(struct qfile *qf, struct queue_seg *s)
 {
@@ -260,7 +161,7 @@ value_append(struct queue *q, struct qfile *qf, double v)
 
 	if (v == 0.0) {
 		if (t == NULL || t->cap != 0 || t->n == UINT32_MAX)
-			seg_append(qf, t = seg_new(q, 0));
+			seg_append(qf, t = queuepool_get(&q->pool, 0));
 		t->n++;
 		return;
 	}
@@ -272,7 +173,7 @@ value_append(struct queue *q, struct qfile *qf, double v)
 		if (t != NULL && t->cap != 0)
 			cap = t->cap * 2 + 2 > SEG_MAX_CAP ? SEG_MAX_CAP :
 			    t->cap * 2 + 2;
-		seg_append(qf, t = seg_new(q, cap));
+		seg_append(qf, t = queuepool_get(&q->pool, cap));
 	}
 	t->v[t->n++] = v;
 }
@@ -333,7 +234,7 @@ queue_destroy(struct queue *q)
 {
 	if (q == NULL)
 		return;
-	pool_destroy(&q->pool);	/* every chunk lives in a slab */
+	queuepool_destroy(&q->pool);	/* every chunk lives in a slab */
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->unreserved);
 	pthread_mutex_destroy(&q->mu);
@@ -583,7 +484,7 @@ queue_done(struct queue *q, struct queue_batch *b,
 	double now = util_now();
 
 	pthread_mutex_lock(&q->mu);
-	segs_free(q, b->segs);
+	queuepool_put(&q->pool, b->segs);
 	b->segs = NULL;
 	q->c.last_done = now;
 	if (b->create) {
@@ -683,7 +584,7 @@ queue_discard(struct queue *q)
 		q->c.total_operations_pending -= count;
 		q->insig_queued -= qf->n_insig;
 		qf->next_k -= count;
-		segs_free(q, qf->head);
+		queuepool_put(&q->pool, qf->head);
 		qf->head = qf->tail = NULL;
 		qf->n_sig = qf->n_insig = 0;
 		n += count;

@@ -80,6 +80,103 @@ target_json(const struct report_input *in)
 	return o;
 }
 
+/* The machine the run ran on. */
+static json_object *
+host_json(void)
+{
+	json_object *x = json_object_new_object();
+	struct utsname u;
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		json_object_object_add(x, "name", json_object_new_string(host));
+	}
+	if (uname(&u) == 0) {
+		json_object_object_add(x, "kernel",
+		    json_object_new_string(u.release));
+		json_object_object_add(x, "machine",
+		    json_object_new_string(u.machine));
+	}
+	json_object_object_add(x, "cpus",
+	    json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	return x;
+}
+
+/* The failed calls: counts, by kind and the first messages. */
+static json_object *
+errors_json(const struct report_input *in)
+{
+	const struct queue_counters *c = in->c;
+	json_object *x = json_object_new_object(), *y;
+
+	json_object_object_add(x, "count", json_object_new_int64(
+	    (int64_t)c->errors));
+	json_object_object_add(x, "updates_failed", json_object_new_int64(
+	    (int64_t)c->updates_failed));
+	json_object_object_add(x, "creates_failed", json_object_new_int64(
+	    (int64_t)c->creates_failed));
+	/* Apart from count: the values of such a batch did land. */
+	json_object_object_add(x, "fdatasync_failed", json_object_new_int64(
+	    (int64_t)in->fdatasync_failed));
+	y = json_object_new_object();
+	for (int i = 0; i < RRDFILE_NKINDS; i++)
+		json_object_object_add(y, rrdfile_kind_name(i),
+		    json_object_new_int64((int64_t)in->errors_by_kind[i]));
+	json_object_object_add(x, "by_kind", y);
+	y = json_object_new_array();
+	for (unsigned i = 0; i < in->nerrors; i++)
+		json_object_array_add(y, json_object_new_string(in->errors[i]));
+	json_object_object_add(x, "first_messages", y);
+	return x;
+}
+
+/* target rrdcached: its queue and STATS beside ours. */
+static json_object *
+rrdcached_json(const struct report_input *in)
+{
+	json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "address", json_object_new_string(
+	    knobs_rrdcached_addr(in->p)));
+	/* Its queue beside ours: QueueLength of every sample. */
+	json_object_object_add(x, "queue_length",
+	    dist_to_json(&in->sampler->rrdc_queue));
+	json_object_object_add(x, "samples_without_stats",
+	    json_object_new_int64((int64_t)in->sampler->rrdc_missed));
+	json_object_object_add(x, "at_start",
+	    report_rrdcached_json(in->rrdc_start));
+	json_object_object_add(x, "latest", in->rrdc_latest != NULL ?
+	    report_rrdcached_json(in->rrdc_latest) : NULL);
+	json_object_object_add(x, "flush_s", in->rrdc_flush_s >= 0 ?
+	    json_object_new_double(in->rrdc_flush_s) : NULL);
+	/* Then DataSetsWritten says nothing of this run's values. */
+	json_object_object_add(x, "restarted",
+	    json_object_new_boolean(in->rrdc_restarted));
+	return x;
+}
+
+/* The run's files by key. */
+static json_object *
+files_json(const char *run_dir)
+{
+	static const struct { const char *key, *name; } f[] = {
+		{ "report", "report.json" },
+		{ "samples_csv", "samples.csv" },
+		{ "metrics_rrd", "metrics.rrd" },
+		{ "stress_log", "stress.log" },
+	};
+	json_object *x = json_object_new_object();
+	char path[4400];
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", run_dir, f[i].name);
+		json_object_object_add(x, f[i].key,
+		    json_object_new_string(path));
+	}
+	return x;
+}
+
 static double
 per_s(uint64_t n, double s)
 {
@@ -90,10 +187,8 @@ json_object *
 report_json(const struct report_input *in)
 {
 	const struct queue_counters *c = in->c;
-	json_object *o = json_object_new_object(), *x, *y;
+	json_object *o = json_object_new_object(), *x;
 	struct stats_rates z;
-	struct utsname u;
-	char host[256];
 	double all = in->end_mono - in->start_mono;
 	double since_first = c->first_dequeue > 0 ?
 	    (c->last_done > 0 ? c->last_done : in->end_mono) - c->first_dequeue : 0;
@@ -107,20 +202,7 @@ report_json(const struct report_input *in)
 	    json_object_new_string(PACKAGE_VERSION));
 	json_object_object_add(o, "librrd_version",
 	    json_object_new_string(rrdfile_librrd_version()));
-	x = json_object_new_object();
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = '\0';
-		json_object_object_add(x, "name", json_object_new_string(host));
-	}
-	if (uname(&u) == 0) {
-		json_object_object_add(x, "kernel",
-		    json_object_new_string(u.release));
-		json_object_object_add(x, "machine",
-		    json_object_new_string(u.machine));
-	}
-	json_object_object_add(x, "cpus",
-	    json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	json_object_object_add(o, "host", x);
+	json_object_object_add(o, "host", host_json());
 	json_object_object_add(o, "params", knobs_to_json(in->p));
 	json_object_object_add(o, "target", target_json(in));
 	json_object_object_add(o, "started_at", report_time_json(in->start_wall));
@@ -168,67 +250,11 @@ report_json(const struct report_input *in)
 	json_object_object_add(o, "latency_ms", x);
 	json_object_object_add(o, "cpu", in->cpu_start != NULL ?
 	    cpustat_json(in->cpu_start, in->cpu_end) : NULL);
-
-	x = json_object_new_object();
-	json_object_object_add(x, "count", json_object_new_int64(
-	    (int64_t)c->errors));
-	json_object_object_add(x, "updates_failed", json_object_new_int64(
-	    (int64_t)c->updates_failed));
-	json_object_object_add(x, "creates_failed", json_object_new_int64(
-	    (int64_t)c->creates_failed));
-	/* Apart from count: the values of such a batch did land. */
-	json_object_object_add(x, "fdatasync_failed", json_object_new_int64(
-	    (int64_t)in->fdatasync_failed));
-	y = json_object_new_object();
-	for (int i = 0; i < RRDFILE_NKINDS; i++)
-		json_object_object_add(y, rrdfile_kind_name(i),
-		    json_object_new_int64((int64_t)in->errors_by_kind[i]));
-	json_object_object_add(x, "by_kind", y);
-	y = json_object_new_array();
-	for (unsigned i = 0; i < in->nerrors; i++)
-		json_object_array_add(y, json_object_new_string(in->errors[i]));
-	json_object_object_add(x, "first_messages", y);
-	json_object_object_add(o, "errors", x);
-
-	if (in->rrdc_start != NULL) {
-		x = json_object_new_object();
-		json_object_object_add(x, "address", json_object_new_string(
-		    knobs_rrdcached_addr(in->p)));
-		/* Its queue beside ours: QueueLength of every sample. */
-		json_object_object_add(x, "queue_length",
-		    dist_to_json(&in->sampler->rrdc_queue));
-		json_object_object_add(x, "samples_without_stats",
-		    json_object_new_int64((int64_t)in->sampler->rrdc_missed));
-		json_object_object_add(x, "at_start",
-		    report_rrdcached_json(in->rrdc_start));
-		json_object_object_add(x, "latest", in->rrdc_latest != NULL ?
-		    report_rrdcached_json(in->rrdc_latest) : NULL);
-		json_object_object_add(x, "flush_s", in->rrdc_flush_s >= 0 ?
-		    json_object_new_double(in->rrdc_flush_s) : NULL);
-		/* Then DataSetsWritten says nothing of this run's values. */
-		json_object_object_add(x, "restarted",
-		    json_object_new_boolean(in->rrdc_restarted));
-		json_object_object_add(o, "rrdcached", x);
-	}
-
-	if (in->run_dir != NULL) {
-		static const struct { const char *key, *name; } f[] = {
-			{ "report", "report.json" },
-			{ "samples_csv", "samples.csv" },
-			{ "metrics_rrd", "metrics.rrd" },
-			{ "stress_log", "stress.log" },
-		};
-		char path[4400];
-
-		x = json_object_new_object();
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", in->run_dir,
-			    f[i].name);
-			json_object_object_add(x, f[i].key,
-			    json_object_new_string(path));
-		}
-		json_object_object_add(o, "files", x);
-	}
+	json_object_object_add(o, "errors", errors_json(in));
+	if (in->rrdc_start != NULL)
+		json_object_object_add(o, "rrdcached", rrdcached_json(in));
+	if (in->run_dir != NULL)
+		json_object_object_add(o, "files", files_json(in->run_dir));
 	return o;
 }
 

@@ -11,6 +11,7 @@ sampler_init(struct sampler *s)
 	memset(s, 0, sizeof(*s));
 	if ((s->buf = calloc(SAMPLER_KEEP, sizeof(*s->buf))) == NULL)
 		return -1;
+	s->ncols = stats_csv_columns(s->cols);
 	dist_init(&s->sig);
 	dist_init(&s->total);
 	dist_init(&s->rrdc_queue);
@@ -52,18 +53,8 @@ sampler_add(struct sampler *s, double t, const struct queue_counters *c)
 		thin(s);
 	x = &s->buf[s->n++];
 	x->t = t;
-	x->significant_ops_pending = c->significant_ops_pending;
-	x->total_operations_pending = c->total_operations_pending;
-	x->in_flight = c->in_flight;
-	x->files_with_significant_work = c->files_with_significant_work;
-	x->files_with_insignificant_work = c->files_with_insignificant_work;
-	x->offered = c->offered;
-	x->enqueued = c->enqueued;
-	x->dropped = c->dropped;
-	x->updates_completed = c->updates_completed;
-	x->updates_failed = c->updates_failed;
-	x->creates_completed = c->creates_completed;
-	x->errors = c->errors;
+	for (size_t i = 0; i < s->ncols; i++)
+		x->v[i] = stats_value(s->cols[i], c);
 	x->rrdc_queue_length = x->rrdc_updates_received =
 	    x->rrdc_data_sets_written = UINT64_MAX;
 }
@@ -105,29 +96,17 @@ sampler_write_csv(const struct sampler *s, const char *path)
 
 	if (fp == NULL)
 		return -1;
-	fprintf(fp, "elapsed_s,significant_ops_pending,"
-	    "total_operations_pending,in_flight,files_with_significant_work,"
-	    "files_with_insignificant_work,offered,enqueued,dropped,"
-	    "updates_completed,updates_failed,creates_completed,errors%s\n",
-	    s->has_rrdcached ? ",rrdcached_queue_length,"
+	fputs("elapsed_s", fp);
+	for (size_t c = 0; c < s->ncols; c++)
+		fprintf(fp, ",%s", s->cols[c]->name);
+	fprintf(fp, "%s\n", s->has_rrdcached ? ",rrdcached_queue_length,"
 	    "rrdcached_updates_received,rrdcached_data_sets_written" : "");
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sample *x = &s->buf[i];
 
-		fprintf(fp, "%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
-		    "%llu,%llu,%llu,%llu", x->t,
-		    (unsigned long long)x->significant_ops_pending,
-		    (unsigned long long)x->total_operations_pending,
-		    (unsigned long long)x->in_flight,
-		    (unsigned long long)x->files_with_significant_work,
-		    (unsigned long long)x->files_with_insignificant_work,
-		    (unsigned long long)x->offered,
-		    (unsigned long long)x->enqueued,
-		    (unsigned long long)x->dropped,
-		    (unsigned long long)x->updates_completed,
-		    (unsigned long long)x->updates_failed,
-		    (unsigned long long)x->creates_completed,
-		    (unsigned long long)x->errors);
+		fprintf(fp, "%.3f", x->t);
+		for (size_t c = 0; c < s->ncols; c++)
+			fprintf(fp, ",%llu", (unsigned long long)x->v[c]);
 		if (s->has_rrdcached) {
 			put_opt(fp, x->rrdc_queue_length);
 			put_opt(fp, x->rrdc_updates_received);

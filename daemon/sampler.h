@@ -1,5 +1,5 @@
 /*
- * A run's history: the gauges and counters `stats` returns, snapshotted
+ * A run's history: the counter table's samples.csv columns, snapshotted
  * every sample_interval.  Each sample also feeds the exact distributions
  * of significant_ops_pending and total_operations_pending, so the report's
  * averages and histograms cover every sample ever taken.  The samples
@@ -17,23 +17,14 @@
 #include "dist.h"
 #include "queue.h"
 #include "rrdcc.h"
+#include "stats.h"
 
 #define SAMPLER_KEEP	8192
 
 struct sample {
 	double		t;	/* seconds since the run started */
-	uint64_t	significant_ops_pending;
-	uint64_t	total_operations_pending;
-	uint64_t	in_flight;
-	uint64_t	files_with_significant_work;
-	uint64_t	files_with_insignificant_work;
-	uint64_t	offered;
-	uint64_t	enqueued;
-	uint64_t	dropped;
-	uint64_t	updates_completed;
-	uint64_t	updates_failed;
-	uint64_t	creates_completed;
-	uint64_t	errors;
+	/* the counter table's samples.csv columns: v[i] is column i + 1 */
+	uint64_t	v[STATS_CSV_MAX];
 	/* target rrdcached: its STATS at this sample (UINT64_MAX: none) */
 	uint64_t	rrdc_queue_length;
 	uint64_t	rrdc_updates_received;
@@ -41,6 +32,8 @@ struct sample {
 };
 
 struct sampler {
+	const struct stats_counter *cols[STATS_CSV_MAX];
+	size_t		 ncols;
 	struct sample	*buf;
 	size_t		 n;		/* kept */
 	uint64_t	 taken;		/* ever */

@@ -6,73 +6,83 @@
 #define G	STATS_GAUGE
 #define C	STATS_COUNTER
 
+/* The columns every row has; .name is the field of struct queue_counters
+ * it reads, so the two cannot disagree. */
+#define ROW(f, k, p, h) \
+	.name = #f, .kind = k, .prom = p, .help = h, .offset = QC(f)
+
 const struct stats_counter stats_counters[] = {
-	{ "total_operations_pending", G, "total_operations_pending",
-	  "update values waiting in the queue", QC(total_operations_pending),
-	  "totalOperationsPending", 1, 2, "total_pending" },
-	{ "significant_ops_pending", G, "significant_ops_pending",
-	  "significant values enqueued and not yet completed",
-	  QC(significant_ops_pending), "significantOpsPending", 1, 1,
-	  "sig_pending" },
-	{ "files_with_significant_work", G, "files_with_significant_work",
-	  "files on the significant list", QC(files_with_significant_work),
-	  "filesWithSignificantWork", 1, 4, NULL },
-	{ "files_with_insignificant_work", G, "files_with_insignificant_work",
-	  "files on the insignificant list", QC(files_with_insignificant_work),
-	  "filesWithInsignificantWork", 1, 5, NULL },
-	{ "in_flight", G, "in_flight", "values held by writers",
-	  QC(in_flight), NULL, 0, 3, "in_flight" },
-	{ "creates_pending", G, "creates_pending",
-	  "creates queued or in flight", QC(creates_pending), NULL, 0, 0,
-	  NULL },
-	{ "offered", C, "offered_total", "updates offered to the queue",
-	  QC(offered), NULL, 0, 6, NULL },
-	{ "enqueued", C, "enqueued_total", "updates accepted by the queue",
-	  QC(enqueued), NULL, 0, 7, NULL },
-	{ "dropped", C, "dropped_total", "updates refused by a high-water mark",
-	  QC(dropped), NULL, 0, 8, NULL },
-	{ "discarded", C, "discarded_total", "updates enqueued, then thrown "
-	  "away unwritten (stop without drain, drain timeout, failed run)",
-	  QC(discarded), NULL, 0, 0, NULL },
-	{ "dropped_at_shutdown", C, "dropped_at_shutdown_total",
-	  "the part of discarded that a shutdown threw away",
-	  QC(dropped_at_shutdown), NULL, 0, 0, NULL },
-	{ "significant_ops_enqueued", C, "significant_ops_enqueued_total",
-	  "significant values accepted by the queue",
-	  QC(significant_ops_enqueued), NULL, 0, 0, NULL },
-	{ "significant_ops_dequeued", C, "significant_ops_dequeued_total",
-	  "significant values taken by writers",
-	  QC(significant_ops_dequeued), NULL, 0, 0, NULL },
-	{ "significant_ops_completed", C, "significant_ops_completed_total",
-	  "significant values written or failed",
-	  QC(significant_ops_completed), NULL, 0, 0, NULL },
-	{ "dequeued_operations", C, "dequeued_operations_total",
-	  "values taken by writers", QC(dequeued_operations), NULL, 0, 0,
-	  NULL },
-	{ "dequeued_items", C, "dequeued_items_total",
-	  "file batches taken by writers", QC(dequeued_items), NULL, 0, 0,
-	  NULL },
-	{ "creates_completed", C, "creates_completed_total",
-	  "RRD files created", QC(creates_completed), "createsCompleted", 2,
-	  11, NULL },
-	{ "creates_failed", C, "creates_failed_total",
-	  "RRD file creates that failed", QC(creates_failed), NULL, 0, 0,
-	  NULL },
-	{ "updates_completed", C, "updates_completed_total", "values written",
-	  QC(updates_completed), "updatesCompleted", 2, 9, "completed" },
-	{ "updates_failed", C, "updates_failed_total",
-	  "values whose write failed", QC(updates_failed), NULL, 0, 10, NULL },
-	{ "update_calls", C, "update_calls_total", "rrd_update_r calls",
-	  QC(update_calls), NULL, 0, 0, NULL },
-	{ "errors", C, "errors_total", "failed librrd calls", QC(errors),
-	  "errors", 2, 12, NULL },
-	{ "promotion_count", C, "promotions_total",
-	  "insignificant files promoted by age", QC(promotion_count),
-	  "promotionCount", 2, 0, NULL },
+	{ ROW(total_operations_pending, G, "total_operations_pending",
+	    "update values waiting in the queue"),
+	    .log_name = "totalOperationsPending", .log_line = 1, .csv_col = 2,
+	    .rrd_ds = "total_pending" },
+	{ ROW(significant_ops_pending, G, "significant_ops_pending",
+	    "significant values enqueued and not yet completed"),
+	    .log_name = "significantOpsPending", .log_line = 1, .csv_col = 1,
+	    .rrd_ds = "sig_pending" },
+	{ ROW(files_with_significant_work, G, "files_with_significant_work",
+	    "files on the significant list"),
+	    .log_name = "filesWithSignificantWork", .log_line = 1,
+	    .csv_col = 4 },
+	{ ROW(files_with_insignificant_work, G, "files_with_insignificant_work",
+	    "files on the insignificant list"),
+	    .log_name = "filesWithInsignificantWork", .log_line = 1,
+	    .csv_col = 5 },
+	{ ROW(in_flight, G, "in_flight",
+	    "values held by writers"),
+	    .csv_col = 3, .rrd_ds = "in_flight" },
+	{ ROW(creates_pending, G, "creates_pending",
+	    "creates queued or in flight") },
+	{ ROW(offered, C, "offered_total",
+	    "updates offered to the queue"),
+	    .csv_col = 6 },
+	{ ROW(enqueued, C, "enqueued_total",
+	    "updates accepted by the queue"),
+	    .csv_col = 7 },
+	{ ROW(dropped, C, "dropped_total",
+	    "updates refused by a high-water mark"),
+	    .csv_col = 8 },
+	{ ROW(discarded, C, "discarded_total",
+	    "updates enqueued, then thrown away unwritten (stop without "
+	    "drain, drain timeout, failed run)") },
+	{ ROW(dropped_at_shutdown, C, "dropped_at_shutdown_total",
+	    "the part of discarded that a shutdown threw away") },
+	{ ROW(significant_ops_enqueued, C, "significant_ops_enqueued_total",
+	    "significant values accepted by the queue") },
+	{ ROW(significant_ops_dequeued, C, "significant_ops_dequeued_total",
+	    "significant values taken by writers") },
+	{ ROW(significant_ops_completed, C, "significant_ops_completed_total",
+	    "significant values written or failed") },
+	{ ROW(dequeued_operations, C, "dequeued_operations_total",
+	    "values taken by writers") },
+	{ ROW(dequeued_items, C, "dequeued_items_total",
+	    "file batches taken by writers") },
+	{ ROW(creates_completed, C, "creates_completed_total",
+	    "RRD files created"),
+	    .log_name = "createsCompleted", .log_line = 2, .csv_col = 11 },
+	{ ROW(creates_failed, C, "creates_failed_total",
+	    "RRD file creates that failed") },
+	{ ROW(updates_completed, C, "updates_completed_total",
+	    "values written"),
+	    .log_name = "updatesCompleted", .log_line = 2, .csv_col = 9,
+	    .rrd_ds = "completed" },
+	{ ROW(updates_failed, C, "updates_failed_total",
+	    "values whose write failed"),
+	    .csv_col = 10 },
+	{ ROW(update_calls, C, "update_calls_total",
+	    "rrd_update_r calls") },
+	{ ROW(errors, C, "errors_total",
+	    "failed librrd calls"),
+	    .log_name = "errors", .log_line = 2, .csv_col = 12 },
+	{ ROW(promotion_count, C, "promotions_total",
+	    "insignificant files promoted by age"),
+	    .log_name = "promotionCount", .log_line = 2,
+	    .log_rate = "promotionRate" },
 };
 const size_t stats_ncounters = sizeof(stats_counters) /
     sizeof(stats_counters[0]);
 
+#undef ROW
 #undef G
 #undef C
 
@@ -80,6 +90,23 @@ uint64_t
 stats_value(const struct stats_counter *k, const struct queue_counters *c)
 {
 	return *(const uint64_t *)(const void *)((const char *)c + k->offset);
+}
+
+size_t
+stats_csv_columns(const struct stats_counter *cols[STATS_CSV_MAX])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < stats_ncounters; i++) {
+		int col = stats_counters[i].csv_col;
+
+		if (col > 0 && col <= STATS_CSV_MAX) {
+			cols[col - 1] = &stats_counters[i];
+			if ((size_t)col > n)
+				n = (size_t)col;
+		}
+	}
+	return n;
 }
 
 static double

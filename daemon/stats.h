@@ -20,9 +20,11 @@ struct stats_rates {
  * The one table of the queue's gauges and counters.  `stats` returns every
  * row, in this order; /metrics exports every row as stressd_<prom>; the
  * other outputs take the rows that name them: stress.log's QS lines
- * (log_line 1 or 2, under log_name, with a kept historical order because
- * existing scripts parse them), samples.csv (csv_col, its column from 1)
- * and metrics.rrd (rrd_ds).  A counter added here once reaches them all.
+ * (log_line 1 or 2, under log_name, in table order, which is the
+ * historical one existing scripts parse), samples.csv (csv_col, its column
+ * from 1) and metrics.rrd (rrd_ds, in csv_col order; a gauge is a GAUGE
+ * data source, a counter a DERIVE).  A counter added here once reaches
+ * them all.
  */
 enum stats_kind { STATS_GAUGE, STATS_COUNTER };
 
@@ -34,12 +36,22 @@ struct stats_counter {
 	size_t		 offset;	/* in struct queue_counters */
 	const char	*log_name;	/* stress.log QS name, or NULL */
 	int		 log_line;	/* its QS line, 1 or 2; 0: none */
+	/* stress.log: its average per second since the run began, under
+	 * this name just before it, or NULL */
+	const char	*log_rate;
 	int		 csv_col;	/* samples.csv column from 1; 0: none */
 	const char	*rrd_ds;	/* metrics.rrd data source, or NULL */
 };
 
 extern const struct stats_counter stats_counters[];
 extern const size_t stats_ncounters;
+
+/* Room for samples.csv's counter columns (tests/unit/stats.c checks). */
+#define STATS_CSV_MAX	16
+
+/* The rows with a csv_col, by column: cols[i] is column i + 1.  Returns
+ * how many (the columns are 1..N without a gap). */
+size_t	stats_csv_columns(const struct stats_counter *cols[STATS_CSV_MAX]);
 
 /* The value of row k in c. */
 uint64_t	stats_value(const struct stats_counter *k,

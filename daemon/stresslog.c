@@ -47,12 +47,39 @@ stresslog_open(const char *path, unsigned run_id,
 	return sl;
 }
 
+/* QS line 1 or 2: the counter table's rows of that line, in table order,
+ * each after its average rate when it has one; seconds: since the run
+ * began. */
+static void
+qs_counters(FILE *fp, int line, const struct queue_counters *c,
+    double seconds)
+{
+	const char *sep = line == 1 ? "" : ", ";
+
+	fputs("QS:\t", fp);
+	for (size_t i = 0; i < stats_ncounters; i++) {
+		const struct stats_counter *k = &stats_counters[i];
+		uint64_t v;
+
+		if (k->log_line != line)
+			continue;
+		v = stats_value(k, c);
+		if (k->log_rate != NULL)
+			fprintf(fp, "%s%s=%.2f", sep, k->log_rate,
+			    seconds > 0 ? v / seconds : 0);
+		fprintf(fp, "%s%s=%llu", k->log_rate != NULL ? ", " : sep,
+		    k->log_name, (unsigned long long)v);
+		sep = ", ";
+	}
+	fputc('\n', fp);
+}
+
 void
 stresslog_block(struct stresslog *sl, struct queue *q)
 {
 	struct queue_counters snap, *c = &snap;
 	struct stats_rates cur, all;
-	double since_first, total, promotion_rate;
+	double since_first, total;
 
 	pthread_mutex_lock(&sl->mu);
 	queue_snapshot(q, c);
@@ -60,25 +87,13 @@ stresslog_block(struct stresslog *sl, struct queue *q)
 	stats_rates_overall(c, c->taken_at, &all);
 	since_first = c->first_dequeue > 0 ? c->taken_at - c->first_dequeue : 0;
 	total = c->taken_at - sl->run_start;
-	promotion_rate = total > 0 ? c->promotion_count / total : 0;
 	fprintf(sl->fp, "%llu samples stored, %.2f updates/sec avg since first "
 	    "update %.2f updates/sec avg for all time:\n",
 	    (unsigned long long)c->updates_completed,
 	    since_first > 0 ? c->updates_completed / since_first : 0,
 	    total > 0 ? c->updates_completed / total : 0);
-	fprintf(sl->fp, "QS:\ttotalOperationsPending=%llu, "
-	    "significantOpsPending=%llu, filesWithSignificantWork=%llu, "
-	    "filesWithInsignificantWork=%llu\n",
-	    (unsigned long long)c->total_operations_pending,
-	    (unsigned long long)c->significant_ops_pending,
-	    (unsigned long long)c->files_with_significant_work,
-	    (unsigned long long)c->files_with_insignificant_work);
-	fprintf(sl->fp, "QS:\t, createsCompleted=%llu, updatesCompleted=%llu, "
-	    "errors=%llu, promotionRate=%.2f, promotionCount=%llu\n",
-	    (unsigned long long)c->creates_completed,
-	    (unsigned long long)c->updates_completed,
-	    (unsigned long long)c->errors, promotion_rate,
-	    (unsigned long long)c->promotion_count);
+	qs_counters(sl->fp, 1, c, total);
+	qs_counters(sl->fp, 2, c, total);
 	fprintf(sl->fp, "QS:\t, currentEnqueueRates=(%.2f/%.2f/%.2f), "
 	    "currentDequeueRate=(%.2f/%.2f/%.2f), currentItemDequeRate=%.2f, "
 	    "currentOpsPerUpdate=%.2f, currentPrcntSignificant=%.2f%%, "

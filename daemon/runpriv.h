@@ -1,0 +1,136 @@
+/*
+ * The insides of a run, shared by the files of the run module only:
+ * run.c (lifecycle and the writers' hooks), runsetup.c (the setup thread),
+ * runflush.c (the rrdcached target's poll and closing flush) and runview.c
+ * (the JSON views and the record).  Everyone else goes through run.h.
+ */
+#ifndef STRESSD_RUNPRIV_H
+#define STRESSD_RUNPRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cpustat.h"
+#include "mountinfo.h"
+#include "queue.h"
+#include "rrdcc.h"
+#include "rrdfile.h"
+#include "run.h"
+#include "sampler.h"
+#include "writer.h"
+
+/* Failed librrd calls, recorded by the writers' hooks under mu. */
+struct run_errors {
+	pthread_mutex_t		 mu;
+	unsigned		 nkept;
+	char			 kept[RUN_ERRORS_KEPT][1024];
+	uint64_t		 kinds[RRDFILE_NKINDS]; /* errors by kind */
+	/* fail_after: the current streak of failed writes (ok_seen, the
+	 * writes landed as of the last tick) */
+	double			 fail_since;	/* its first error; 0: none */
+	double			 fail_last;	/* its last error */
+	char			 fail_first[1024];
+	uint64_t		 ok_seen;
+};
+
+/* Latency of writes, recorded by the writers under mu; the record copies
+ * them into the scratch ones. */
+struct run_latency {
+	pthread_mutex_t		 mu;
+	struct hist		*e2p, *call, *e2p_copy, *call_copy;
+	struct hist		*fsync, *fsync_copy;	/* sync=data */
+	uint64_t		 fsync_failed;
+};
+
+/* Setup (directory checks, file scan) runs in a thread of its own so the
+ * event loop keeps answering; see run_prepare. */
+struct run_setup {
+	pthread_t		 thread;
+	bool			 joinable;
+	atomic_uint_fast64_t	 busy;	/* since when setup runs, 0 */
+	atomic_bool		 done;
+	int			 rc;
+	const char		*field;
+	char			 err[RUN_ERR_MAX];
+};
+
+/* target rrdcached: the run's own connection (setup's INFO, the samples'
+ * STATS, FLUSHALL at the end), its STATS as the run began and the latest,
+ * and the flush that ends the run. */
+struct run_rrdcached {
+	struct rrdcc		*conn;	/* NULL: target librrd */
+	struct rrdcc_stats	 start, latest;
+	bool			 have_latest;
+	bool			 restarted;	/* its counters went back */
+	double			 retry_at;	/* monotonic s, after a
+						   failure */
+	double			 flush_start;	/* monotonic s; 0: not begun */
+	double			 flush_polled;
+	double			 flush_s;	/* -1: not done */
+	bool			 flush_done;
+};
+
+struct run {
+	unsigned		 id;
+	enum run_state		 state;
+	struct stress_params	 p;
+	char			 state_dir[4096];
+	char			 run_dir[4200];
+	char			 log_path[4300];
+	char			 reason[1200];
+
+	struct queue		*q;
+	struct writer_pool	*wp;
+	struct loadgen		*lg;
+	struct stresslog	*sl;
+	double			*replay;
+	size_t			 nreplay;
+	uint64_t		 missing;	/* files to create */
+
+	double			 start_mono, end_mono;
+	time_t			 start_wall, end_wall;
+	bool			 stop_requested, discard;
+	bool			 shutdown_discard;	/* by a shutdown */
+	uint64_t		 discarded_before_shutdown;
+	bool			 failed;	/* ends failed, with reason */
+	bool			 launched;
+	uint64_t		 generated;	/* final, once ended */
+	struct queue_counters	 last;		/* window of "current" rates */
+	struct queue_counters	 final;		/* frozen at the end */
+	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
+
+	struct writer_hooks	 hooks;
+	struct sampler		 sampler;
+	struct mountinfo	 mount;
+	bool			 have_mount;
+	double			 last_report;	/* monotonic s */
+	char			 metrics_path[4300];
+	time_t			 metrics_last;	/* 0: not (or no longer)
+						   written */
+
+	struct run_errors	 err;
+	struct run_latency	 lat;
+	struct run_setup	 setup;
+	struct run_rrdcached	 cc;
+};
+
+/* The queue's counters, with the run's own share of them (run.c). */
+void	run_snapshot(struct run *r, struct queue_counters *c);
+
+/* Start the setup thread; 0, or -1 when it could not be started. */
+int	runsetup_start(struct run *r);
+
+/* rrdcached's STATS into cc.latest, at most every RUN_RRDCACHED_RETRY_S
+ * after a failure; 0, or -1. */
+int	runflush_poll(struct run *r);
+/* The closing flush: true once done waiting for it (at once without an
+ * rrdcached target). */
+bool	runflush_done(struct run *r);
+
+/* report.json and samples.csv in the run's directory, fresh. */
+void	runview_write_report(struct run *r);
+
+#endif

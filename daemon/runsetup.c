@@ -1,0 +1,326 @@
+/* A run's setup thread: everything before the writers start (directory
+ * checks, the layout probe, the scan of existing files, stress.log). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpustat.h"
+#include "loadgen.h"
+#include "log.h"
+#include "metricsrrd.h"
+#include "mountinfo.h"
+#include "queue.h"
+#include "rrdcc.h"
+#include "rrdfile.h"
+#include "runpriv.h"
+#include "stresslog.h"
+#include "util.h"
+#include "writer.h"
+
+#define BAD(f, ...) do {						\
+	*field = (f);							\
+	snprintf(err, errlen, __VA_ARGS__);				\
+	goto fail;							\
+} while (0)
+
+/*
+ * Create a probe file with the run's layout inside the target directory:
+ * it proves the directory writable by librrd, validates the RRA list with
+ * librrd's own parser, and gives the layout existing files must match.
+ */
+static int
+probe_layout(struct run *r, char *layout, size_t len, const char **field,
+    char *err, size_t errlen)
+{
+	char path[4200], msg[1024];
+	time_t last;
+
+	/* With an rrdcached target the files are its business: the probe
+	 * only gives the layout, made in the state directory. */
+	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd",
+	    r->cc.conn != NULL ? r->state_dir : r->p.dir, (long)getpid());
+	if (rrdfile_create(&r->p, path, (time_t)r->p.start, NULL, msg,
+	    sizeof(msg)) == -1) {
+		unlink(path);
+		BAD("rras", "librrd refuses this layout: %s", msg);
+	}
+	if (rrdfile_layout(path, layout, len, &last, msg, sizeof(msg)) == -1) {
+		unlink(path);
+		BAD("dir", "%s", msg);
+	}
+	unlink(path);
+	return 0;
+fail:
+	return -1;
+}
+
+/* File n is to be created. */
+static void
+scan_missing(struct run *r, uint32_t n)
+{
+	queue_file_init(r->q, n, (int64_t)r->p.start, false);
+	/* Synchronous creates: the writer pool creates every missing file
+	 * before the first update is generated. */
+	if (!r->p.queue_creates)
+		queue_push_create(r->q, n);
+	r->missing++;
+}
+
+/* Check every file of the run: reuse those with the same layout (their
+ * timestamps continue after rrd_last), refuse any other layout.  With an
+ * rrdcached target its INFO tells, so the files are where it sees them. */
+static int
+scan_files(struct run *r, const char *layout, const char **field, char *err,
+    size_t errlen)
+{
+	char path[4200], have[8192], msg[1024];
+	uint64_t reused = 0;
+
+	for (uint32_t n = 0; n < r->p.files; n++) {
+		struct stat st;
+		enum rrdfile_kind k;
+		time_t last;
+
+		if (rrdfile_path(&r->p, n, path, sizeof(path)) == -1)
+			BAD("dir", "dir %s: file path too long", r->p.dir);
+		if (r->cc.conn != NULL) {
+			if (rrdcc_layout(r->cc.conn, path, have, sizeof(have),
+			    &last, &k, msg, sizeof(msg)) == 0)
+				goto found;
+			if (k == RRDFILE_MISSING) {
+				scan_missing(r, n);
+				continue;
+			}
+			BAD(k == RRDFILE_CONNECTION ? "target" : "dir",
+			    "existing file cannot be reused: %s", msg);
+		}
+		if (stat(path, &st) == -1) {
+			if (errno != ENOENT)
+				BAD("dir", "%s: %s", path, strerror(errno));
+			scan_missing(r, n);
+			continue;
+		}
+		if (rrdfile_layout(path, have, sizeof(have), &last, msg,
+		    sizeof(msg)) == -1)
+			BAD("dir", "existing file cannot be reused: %s", msg);
+found:
+		if (strcmp(have, layout) != 0)
+			BAD("dir", "existing file %s has another layout (step, "
+			    "data sources or RRAs) than this run asks for; "
+			    "remove it or use another dir", path);
+		queue_file_init(r->q, n, (int64_t)last, true);
+		reused++;
+	}
+	if (reused > 0)
+		log_info("run %u: reusing %llu existing files", r->id,
+		    (unsigned long long)reused);
+	return 0;
+fail:
+	return -1;
+}
+
+static int
+make_dirs(struct run *r, const char **field, char *err, size_t errlen)
+{
+	char path[4200];
+	struct stat st;
+	int fd;
+
+	if (util_mkdir_p(r->p.dir, 0755) == -1)
+		BAD("dir", "cannot create dir %s: %s", r->p.dir,
+		    strerror(errno));
+	if (stat(r->p.dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		BAD("dir", "dir %s is not a directory", r->p.dir);
+	/* A real file, since access(2) says yes to root on a read-only
+	 * directory. */
+	snprintf(path, sizeof(path), "%s/.stressd-write-test-%ld", r->p.dir,
+	    (long)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1)
+		BAD("dir", "dir %s is not writable: %s", r->p.dir,
+		    strerror(errno));
+	close(fd);
+	unlink(path);
+	for (uint64_t d = 0; r->p.files_per_dir > 0 &&
+	    d * r->p.files_per_dir < r->p.files; d++) {
+		snprintf(path, sizeof(path), "%s/%llu", r->p.dir,
+		    (unsigned long long)d);
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			BAD("dir", "cannot create %s: %s", path,
+			    strerror(errno));
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* sync=drop-caches: write back dirty pages, then have the kernel drop the
+ * clean ones, so the run starts reading its files from disk. */
+static int
+drop_caches(struct run *r, const char **field, char *err, size_t errlen)
+{
+	static const char path[] = "/proc/sys/vm/drop_caches";
+	int fd;
+
+	if (geteuid() != 0)
+		BAD("sync", "sync drop-caches needs root (stressd runs as "
+		    "uid %u): it writes %s", (unsigned)geteuid(), path);
+	sync();
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		BAD("sync", "sync drop-caches: %s: %s", path, strerror(errno));
+	if (write(fd, "3\n", 2) != 2) {
+		int e = errno;
+
+		close(fd);
+		BAD("sync", "sync drop-caches: writing %s: %s", path,
+		    strerror(e));
+	}
+	close(fd);
+	log_info("run %u: sync drop-caches: synced and dropped the page "
+	    "cache (3 > %s)", r->id, path);
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * target rrdcached:ADDR: its address answers STATS (the counters the run's
+ * figures start from), and the paths fit its protocol, which splits
+ * commands at blanks and has no quoting.
+ */
+static int
+connect_rrdcached(struct run *r, const char *addr, const char **field,
+    char *err, size_t errlen)
+{
+	char msg[1024];
+
+	if (strpbrk(r->p.dir, " \t\n\r\\") != NULL)
+		BAD("dir", "dir '%s' holds a blank or backslash, which "
+		    "rrdcached's protocol cannot carry in a file name",
+		    r->p.dir);
+	if ((r->cc.conn = rrdcc_new(addr)) == NULL)
+		BAD("target", "out of memory");
+	if (rrdcc_stats(r->cc.conn, &r->cc.start, msg, sizeof(msg)) == -1)
+		BAD("target", "target %s: %s", r->p.target, msg);
+	log_info("run %u: target rrdcached %s: QueueLength %llu, "
+	    "DataSetsWritten %llu", r->id, addr,
+	    (unsigned long long)r->cc.start.queue_length,
+	    (unsigned long long)r->cc.start.data_sets_written);
+	return 0;
+fail:
+	return -1;
+}
+
+/* Everything before the writers start; runs in the setup thread. */
+static int
+setup(struct run *r, const char **field, char *err, size_t errlen)
+{
+	struct queue_config qc;
+	char layout[8192];
+	const char *cc_addr = knobs_rrdcached_addr(&r->p);
+	/* An rrdcached on a Unix socket runs here and shares our view of
+	 * the directory; one on TCP may be on another host. */
+	bool local = cc_addr == NULL || cc_addr[0] == '/' ||
+	    strncmp(cc_addr, "unix:", 5) == 0;
+
+	if (r->p.update_file[0] != '\0' && loadgen_read_values(
+	    r->p.update_file, &r->replay, &r->nreplay, err, errlen) == -1) {
+		*field = "update_file";
+		return -1;
+	}
+	if (cc_addr != NULL &&
+	    connect_rrdcached(r, cc_addr, field, err, errlen) == -1)
+		return -1;
+	if ((local && make_dirs(r, field, err, errlen) == -1) ||
+	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
+		return -1;
+	/* The filesystem under test, for the record. */
+	if (!local)
+		log_info("run %u: dir %s is on the rrdcached host; its "
+		    "filesystem is not recorded", r->id, r->p.dir);
+	else if (mountinfo_lookup(r->p.dir, &r->mount, err, errlen) == 0)
+		r->have_mount = true;
+	else
+		log_warnx("run %u: %s", r->id, err);
+
+	memset(&qc, 0, sizeof(qc));
+	qc.files = (uint32_t)r->p.files;
+	qc.prioritize = r->p.prioritize;
+	qc.max_insig_update_seconds = r->p.max_insig_update_seconds;
+	qc.queue_high_water = r->p.queue_high_water;
+	qc.sig_high_water = r->p.sig_high_water;
+	qc.insig_high_water = r->p.insig_high_water;
+	qc.queue_creates = r->p.queue_creates;
+	if ((r->q = queue_create(&qc)) == NULL)
+		BAD("files", "out of memory for %llu files",
+		    (unsigned long long)r->p.files);
+	if (scan_files(r, layout, field, err, errlen) == -1)
+		return -1;
+	/* The baseline of the closing flush: after the scan, whose FLUSHes
+	 * may have had rrdcached write values of an earlier run. */
+	if (r->cc.conn != NULL && rrdcc_stats(r->cc.conn, &r->cc.start, err,
+	    errlen) == -1) {
+		*field = "target";
+		return -1;
+	}
+	/* After the scan, which read every reused file's header. */
+	if (r->p.sync == KNOBS_SYNC_DROP_CACHES &&
+	    drop_caches(r, field, err, errlen) == -1)
+		return -1;
+
+	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", r->state_dir,
+	    r->id);
+	if (util_mkdir_p(r->run_dir, 0755) == -1)
+		BAD("state_dir", "cannot create %s: %s", r->run_dir,
+		    strerror(errno));
+	snprintf(r->log_path, sizeof(r->log_path), "%s/stress.log",
+	    r->run_dir);
+	r->start_mono = util_now();
+	r->start_wall = time(NULL);
+	r->last.taken_at = r->start_mono;
+	if ((r->sl = stresslog_open(r->log_path, r->id, &r->p,
+	    r->start_mono)) == NULL)
+		BAD("state_dir", "cannot write %s: %s", r->log_path,
+		    strerror(errno));
+	snprintf(r->metrics_path, sizeof(r->metrics_path), "%s/metrics.rrd",
+	    r->run_dir);
+	if (metricsrrd_create(r->metrics_path, r->start_wall, err, errlen) == 0)
+		r->metrics_last = r->start_wall - 1;
+	else
+		log_warnx("run %u: no metrics.rrd: %s", r->id, err);
+	return 0;
+fail:
+	return -1;
+}
+
+static void *
+setup_main(void *arg)
+{
+	struct run *r = arg;
+
+	/* Setup calls librrd too (probe, rrd_info of reused files): the
+	 * watchdog must see it hang. */
+	atomic_store(&r->setup.busy, writer_busy_now());
+	r->setup.rc = setup(r, &r->setup.field, r->setup.err,
+	    sizeof(r->setup.err));
+	atomic_store(&r->setup.busy, 0);
+	cpustat_thread_exit();
+	atomic_store(&r->setup.done, true);
+	return NULL;
+}
+
+int
+runsetup_start(struct run *r)
+{
+	if (pthread_create(&r->setup.thread, NULL, setup_main, r) != 0)
+		return -1;
+	r->setup.joinable = true;
+	pthread_setname_np(r->setup.thread, "run-setup");
+	return 0;
+}

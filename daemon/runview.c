@@ -1,0 +1,269 @@
+/* A run's views: the `stats` and `status` objects, report.json and the
+ * one-line summary. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpustat.h"
+#include "hist.h"
+#include "knobs.h"
+#include "loadgen.h"
+#include "log.h"
+#include "queue.h"
+#include "report.h"
+#include "rrdcc.h"
+#include "rrdfile.h"
+#include "runpriv.h"
+#include "stats.h"
+#include "util.h"
+
+/* The record's inputs, from the live queue or the final numbers; c and
+ * msgs are the caller's storage. */
+static void
+report_input_of(struct run *r, struct report_input *in,
+    struct queue_counters *c, const char **msgs)
+{
+	memset(in, 0, sizeof(*in));
+	if (r->q != NULL && run_active(r)) {
+		run_snapshot(r, c);
+		in->generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+		in->end_mono = c->taken_at;
+	} else {
+		*c = r->final;
+		in->generated = r->generated;
+		in->end_mono = r->end_mono;
+		in->end_wall = r->end_wall;
+	}
+	pthread_mutex_lock(&r->lat.mu);
+	hist_reset(r->lat.e2p_copy);
+	hist_reset(r->lat.call_copy);
+	hist_merge(r->lat.e2p_copy, r->lat.e2p);
+	hist_merge(r->lat.call_copy, r->lat.call);
+	hist_reset(r->lat.fsync_copy);
+	hist_merge(r->lat.fsync_copy, r->lat.fsync);
+	in->fdatasync_failed = r->lat.fsync_failed;
+	pthread_mutex_unlock(&r->lat.mu);
+	pthread_mutex_lock(&r->err.mu);
+	for (unsigned i = 0; i < r->err.nkept; i++)
+		msgs[i] = r->err.kept[i];	/* only ever appended */
+	in->nerrors = r->err.nkept;
+	memcpy(in->errors_by_kind, r->err.kinds, sizeof(in->errors_by_kind));
+	pthread_mutex_unlock(&r->err.mu);
+	in->id = r->id;
+	in->state = run_state_name(r->state);
+	in->reason = r->reason;
+	in->p = &r->p;
+	in->c = c;
+	in->start_wall = r->start_wall;
+	in->start_mono = r->start_mono;
+	in->sampler = &r->sampler;
+	in->enqueue_to_persist = r->lat.e2p_copy;
+	in->update_call = r->lat.call_copy;
+	in->fdatasync = r->lat.fsync_copy;
+	in->mount = r->have_mount ? &r->mount : NULL;
+	in->errors = msgs;
+	in->run_dir = r->run_dir;
+	in->cpu_start = &r->cpu0;
+	in->cpu_end = run_active(r) ? NULL : &r->cpu1;
+	if (r->cc.conn != NULL) {
+		in->rrdc_start = &r->cc.start;
+		in->rrdc_latest = r->cc.have_latest ? &r->cc.latest : NULL;
+		in->rrdc_restarted = r->cc.restarted;
+	}
+	in->rrdc_flush_s = r->cc.flush_s;
+}
+
+/* report.json and samples.csv in the run's directory. */
+void
+runview_write_report(struct run *r)
+{
+	struct report_input in;
+	struct queue_counters c;
+	const char *msgs[RUN_ERRORS_KEPT];
+	char err[1024];
+
+	report_input_of(r, &in, &c, msgs);
+	if (report_write(r->run_dir, &in, err, sizeof(err)) == -1)
+		log_warnx("run %u: cannot write its record: %s", r->id, err);
+	r->last_report = util_now();
+}
+
+json_object *
+run_report_json(struct run *r)
+{
+	struct report_input in;
+	struct queue_counters c;
+	const char *msgs[RUN_ERRORS_KEPT];
+
+	if (!r->launched)
+		return NULL;
+	report_input_of(r, &in, &c, msgs);
+	return report_json(&in);
+}
+
+static void
+add_run_keys(json_object *o, const struct run *r, double now,
+    uint64_t generated)
+{
+	double end = run_active(r) ? now : r->end_mono;
+
+	json_object_object_add(o, "state",
+	    json_object_new_string(run_state_name(r->state)));
+	json_object_object_add(o, "run_id", json_object_new_int64(r->id));
+	json_object_object_add(o, "elapsed_s",
+	    json_object_new_double(end - r->start_mono));
+	json_object_object_add(o, "generated",
+	    json_object_new_int64((int64_t)generated));
+	json_object_object_add(o, "max_updates",
+	    json_object_new_int64((int64_t)r->p.max_updates));
+	if (r->reason[0] != '\0')
+		json_object_object_add(o, "reason",
+		    json_object_new_string(r->reason));
+}
+
+/* errors_by_kind ({kind: count}, every kind) and, with messages, the
+ * first error messages; r NULL: no run, all zero. */
+static void
+add_error_keys(json_object *o, const struct run *r, bool messages)
+{
+	json_object *k = json_object_new_object(), *m = NULL;
+	uint64_t n[RRDFILE_NKINDS];
+
+	memset(n, 0, sizeof(n));
+	if (messages)
+		m = json_object_new_array();
+	if (r != NULL) {
+		pthread_mutex_lock((pthread_mutex_t *)&r->err.mu);
+		memcpy(n, r->err.kinds, sizeof(n));
+		for (unsigned i = 0; m != NULL && i < r->err.nkept; i++)
+			json_object_array_add(m,
+			    json_object_new_string(r->err.kept[i]));
+		pthread_mutex_unlock((pthread_mutex_t *)&r->err.mu);
+	}
+	for (int i = 0; i < RRDFILE_NKINDS; i++)
+		json_object_object_add(k, rrdfile_kind_name(i),
+		    json_object_new_int64((int64_t)n[i]));
+	json_object_object_add(o, "errors_by_kind", k);
+	if (m != NULL)
+		json_object_object_add(o, "error_messages", m);
+}
+
+void
+run_errors_by_kind(struct run *r, uint64_t n[RRDFILE_NKINDS])
+{
+	pthread_mutex_lock(&r->err.mu);
+	memcpy(n, r->err.kinds, sizeof(r->err.kinds));
+	pthread_mutex_unlock(&r->err.mu);
+}
+
+json_object *
+run_stats_json(struct run *r)
+{
+	struct queue_counters c;
+	struct stats_rates cur, all;
+	uint64_t generated;
+	json_object *o;
+
+	if (run_active(r)) {
+		run_snapshot(r, &c);
+		generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+	} else {
+		c = r->final;
+		generated = r->generated;
+	}
+	if (c.taken_at > r->last.taken_at)
+		stats_rates_window(&r->last, &c, &cur);
+	else
+		memset(&cur, 0, sizeof(cur));
+	/* A run that ended is measured to its last write, not to the tick
+	 * that noticed the end. */
+	stats_rates_overall(&c, run_active(r) || c.last_done == 0 ?
+	    c.taken_at : c.last_done, &all);
+	r->last = c;
+	o = stats_to_json(&c, &cur, &all);
+	add_run_keys(o, r, c.taken_at, generated);
+	add_error_keys(o, r, true);
+	json_object_object_add(o, "cpu", cpustat_json(&r->cpu0,
+	    run_active(r) ? NULL : &r->cpu1));
+	if (r->cc.conn != NULL) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "address",
+		    json_object_new_string(rrdcc_addr(r->cc.conn)));
+		/* As of the latest sample: STATS is not asked per call. */
+		json_object_object_add(x, "latest", r->cc.have_latest ?
+		    report_rrdcached_json(&r->cc.latest) : NULL);
+		json_object_object_add(x, "flushing", json_object_new_boolean(
+		    r->cc.flush_start > 0 && !r->cc.flush_done));
+		json_object_object_add(o, "rrdcached", x);
+	}
+	return o;
+}
+
+json_object *
+run_idle_stats_json(void)
+{
+	struct queue_counters c;
+	struct stats_rates z;
+	json_object *o;
+
+	memset(&c, 0, sizeof(c));
+	memset(&z, 0, sizeof(z));
+	o = stats_to_json(&c, &z, &z);
+	json_object_object_add(o, "state", json_object_new_string("idle"));
+	json_object_object_add(o, "run_id", json_object_new_int64(0));
+	json_object_object_add(o, "elapsed_s", json_object_new_double(0));
+	json_object_object_add(o, "generated", json_object_new_int64(0));
+	json_object_object_add(o, "max_updates", json_object_new_int64(0));
+	add_error_keys(o, NULL, true);
+	json_object_object_add(o, "cpu", cpustat_json(NULL, NULL));
+	return o;
+}
+
+
+json_object *
+run_status_json(const struct run *r)
+{
+	json_object *o = json_object_new_object(), *msgs;
+
+	json_object_object_add(o, "id", json_object_new_int64(r->id));
+	json_object_object_add(o, "state",
+	    json_object_new_string(run_state_name(r->state)));
+	json_object_object_add(o, "dir", json_object_new_string(r->p.dir));
+	json_object_object_add(o, "run_dir",
+	    json_object_new_string(r->run_dir));
+	json_object_object_add(o, "log", json_object_new_string(r->log_path));
+	json_object_object_add(o, "started_at",
+	    report_time_json(r->start_wall));
+	json_object_object_add(o, "ended_at", report_time_json(r->end_wall));
+	json_object_object_add(o, "reason", r->reason[0] ?
+	    json_object_new_string(r->reason) : NULL);
+	json_object_object_add(o, "params", knobs_to_json(&r->p));
+	msgs = json_object_new_array();
+	pthread_mutex_lock((pthread_mutex_t *)&r->err.mu);
+	for (unsigned i = 0; i < r->err.nkept; i++)
+		json_object_array_add(msgs,
+		    json_object_new_string(r->err.kept[i]));
+	pthread_mutex_unlock((pthread_mutex_t *)&r->err.mu);
+	json_object_object_add(o, "error_messages", msgs);
+	add_error_keys(o, r, false);
+	return o;
+}
+
+void
+run_summary(struct run *r, char *buf, size_t len)
+{
+	struct queue_counters c;
+
+	if (r == NULL || !run_active(r)) {
+		snprintf(buf, len, "idle");
+		return;
+	}
+	run_snapshot(r, &c);
+	snprintf(buf, len, "%s run %u: %llu/%llu updates, significant queue "
+	    "%llu, %llu errors", run_state_name(r->state), r->id,
+	    (unsigned long long)c.updates_completed,
+	    (unsigned long long)r->p.max_updates,
+	    (unsigned long long)c.significant_ops_pending,
+	    (unsigned long long)c.errors);
+}

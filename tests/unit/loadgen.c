@@ -1,0 +1,176 @@
+/* Unit tests of daemon/loadgen.c: the zero-file rule, values, pacing
+ * arithmetic, and generators feeding a real queue round robin. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "knobs.h"
+#include "loadgen.h"
+#include "queue.h"
+#include "util.h"
+
+static void
+params(struct stress_params *p, uint64_t files, uint64_t zero_files)
+{
+	knobs_defaults(p);
+	p->files = files;
+	p->zero_files = zero_files;
+}
+
+/* File n is a zero file when n % (files / zero_files) == 0, every file
+ * when zero_files >= files, none when zero_files is 0. */
+static void
+test_zero_files(void **state)
+{
+	struct stress_params p;
+	unsigned n = 0;
+
+	(void)state;
+	params(&p, 10, 5);
+	for (uint32_t i = 0; i < 10; i++) {
+		assert_int_equal(loadgen_is_zero_file(&p, i), i % 2 == 0);
+		n += loadgen_is_zero_file(&p, i);
+	}
+	assert_int_equal(n, 5);
+	p.zero_files = 3;	/* every third: 0, 3, 6, 9 */
+	assert_true(loadgen_is_zero_file(&p, 9));
+	assert_false(loadgen_is_zero_file(&p, 8));
+	p.zero_files = 0;
+	for (uint32_t i = 0; i < 10; i++)
+		assert_false(loadgen_is_zero_file(&p, i));
+	p.zero_files = 10;
+	for (uint32_t i = 0; i < 10; i++)
+		assert_true(loadgen_is_zero_file(&p, i));
+	p.zero_files = 20;
+	assert_true(loadgen_is_zero_file(&p, 7));
+	knobs_free(&p);
+}
+
+/* Synthetic values: never 0 on a non-zero file, deterministic per (seed,
+ * file, k); replayed values wrap around; a zero file is all 0. */
+static void
+test_values(void **state)
+{
+	static const double replay[] = { 5, 0, 7 };
+	struct stress_params p;
+
+	(void)state;
+	params(&p, 10, 5);
+	for (uint64_t k = 1; k < 1000; k++) {
+		double v = loadgen_value(&p, NULL, 0, 1, k);
+
+		assert_true(v >= 1 && v <= 100000);
+		assert_true(v == loadgen_value(&p, NULL, 0, 1, k));
+		assert_true(loadgen_value(&p, NULL, 0, 2, k) == 0);
+	}
+	p.seed = 2;
+	assert_true(loadgen_value(&p, NULL, 0, 1, 1) !=
+	    loadgen_value(&p, NULL, 0, 1, 2) ||
+	    loadgen_value(&p, NULL, 0, 1, 3) !=
+	    loadgen_value(&p, NULL, 0, 1, 4));
+	assert_true(loadgen_value(&p, replay, 3, 1, 1) == 5);
+	assert_true(loadgen_value(&p, replay, 3, 1, 2) == 0);
+	assert_true(loadgen_value(&p, replay, 3, 1, 4) == 5);
+	assert_true(loadgen_value(&p, replay, 3, 2, 1) == 0);
+	knobs_free(&p);
+}
+
+/* The n-th update is due n * update_time / max_updates s in; flat out
+ * nothing waits and a claim is one pick. */
+static void
+test_pacing(void **state)
+{
+	struct stress_params p;
+
+	(void)state;
+	params(&p, 10, 0);
+	p.max_updates = 1000;
+	p.update_time = 10;
+	assert_true(loadgen_due(&p, 0) == 0);
+	assert_true(loadgen_due(&p, 100) == 1);
+	assert_true(loadgen_due(&p, 1000) == 10);
+	/* 100 updates/s: 0.2 due within 2 ms, claimed one at a time */
+	assert_int_equal(loadgen_picks_per_claim(&p), 1);
+	p.max_updates = 1000000;	/* 100,000/s: 200 in 2 ms, capped */
+	assert_int_equal(loadgen_picks_per_claim(&p), LOADGEN_STAGE);
+	p.max_updates = 100000;		/* 10,000/s: 20 in 2 ms */
+	assert_int_equal(loadgen_picks_per_claim(&p), 20);
+	p.updates_per_open = 4;		/* 5 picks of 4 */
+	assert_int_equal(loadgen_picks_per_claim(&p), 5);
+	p.update_time = 0;
+	assert_true(loadgen_due(&p, 500) == 0);
+	assert_int_equal(loadgen_picks_per_claim(&p), 1);
+	knobs_free(&p);
+}
+
+/* Generators take files from one round-robin cursor, updates_per_open
+ * at a time, until max_updates: with 3 files, 2 per open and 12 updates
+ * every file gets 4, and the zero file only zeros. */
+static void
+test_round_robin(void **state)
+{
+	struct queue_config qc = { .files = 3 };
+	struct writer_hooks hooks;
+	struct stress_params p;
+	struct queue_batch b;
+	struct queue_result res;
+	struct queue *q;
+	struct loadgen *lg;
+	uint64_t per_file[3] = { 0 }, zeros = 0;
+
+	(void)state;
+	params(&p, 3, 1);		/* file 0 is the zero file */
+	p.max_updates = 12;
+	p.updates_per_open = 2;
+	p.threads = 2;
+	p.update_time = 0;
+	memset(&hooks, 0, sizeof(hooks));
+	assert_non_null(q = queue_create(&qc));
+	for (uint32_t i = 0; i < 3; i++)
+		queue_file_init(q, i, 1000, true);
+	assert_non_null(lg = loadgen_start(q, &p, NULL, 0, &hooks));
+	while (!loadgen_finished(lg))
+		usleep(1000);
+	assert_int_equal(loadgen_generated(lg), 12);
+	loadgen_join(lg);
+	while (queue_try_take(q, &b, util_now())) {
+		struct queue_iter it;
+		double v;
+
+		per_file[b.file] += b.count;
+		queue_iter_init(&it, &b);
+		while (queue_iter_next(&it, &v))
+			if (b.file == 0) {
+				assert_true(v == 0);
+				zeros++;
+			} else
+				assert_true(v != 0);
+		memset(&res, 0, sizeof(res));
+		res.written = b.count;
+		queue_done(q, &b, &res);
+	}
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(per_file[i], 4);
+	assert_int_equal(zeros, 4);
+	queue_destroy(q);
+	knobs_free(&p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zero_files),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_pacing),
+		cmocka_unit_test(test_round_robin),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
