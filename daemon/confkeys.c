@@ -9,6 +9,7 @@
 
 #include "confkeys.h"
 #include "conffile.h"
+#include "hostport.h"
 #include "knobs.h"
 #include "log.h"
 
@@ -238,51 +239,22 @@ get_allowed_targets(const struct config *c, FILE *fp)
 static int
 set_metrics_listen(struct config *c, const char *v, char *e, size_t n)
 {
-	char host[INET6_ADDRSTRLEN + 1] = "";
-	unsigned char addr[sizeof(struct in6_addr)];
-	const char *port = v, *colon;
-	size_t hlen = 0;
-	int family = AF_INET;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char why[256];
 
 	if (*v == '\0') {
 		c->metrics_listen[0] = '\0';
 		return 0;
 	}
-	if (strlen(v) >= sizeof(c->metrics_listen))
-		goto fail;
-	if (v[0] == '[') {
-		const char *rb = strchr(v, ']');
-
-		if (rb == NULL || rb[1] != ':')
-			goto fail;
-		family = AF_INET6;
-		hlen = (size_t)(rb - v - 1);
-		if (hlen >= sizeof(host))
-			goto fail;
-		memcpy(host, v + 1, hlen);
-		port = rb + 2;
-	} else if ((colon = strrchr(v, ':')) != NULL) {
-		hlen = (size_t)(colon - v);
-		if (hlen >= sizeof(host))
-			goto fail;
-		memcpy(host, v, hlen);
-		port = colon + 1;
+	if (strlen(v) >= sizeof(c->metrics_listen) ||
+	    hostport_listen(v, &ss, &len, why, sizeof(why)) == -1) {
+		snprintf(e, n, "expected [ADDR:]PORT or [IPV6]:PORT, ADDR a "
+		    "numeric IPv4 address or localhost, PORT from 0 to 65535");
+		return -1;
 	}
-	host[hlen] = '\0';
-	if (family == AF_INET6 || (*host != '\0' &&
-	    strcmp(host, "localhost") != 0))
-		if (inet_pton(family, host, addr) != 1)
-			goto fail;
-	if (*port == '\0' || strlen(port) > 5 ||
-	    strspn(port, "0123456789") != strlen(port) ||
-	    strtoul(port, NULL, 10) > 65535)
-		goto fail;
 	snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", v);
 	return 0;
-fail:
-	snprintf(e, n, "expected [ADDR:]PORT or [IPV6]:PORT, ADDR a numeric "
-	    "IPv4 address or localhost, PORT from 0 to 65535");
-	return -1;
 }
 
 static bool

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hostport.h"
 #include "log.h"
 #include "rrdcc.h"
 #include "util.h"
@@ -132,7 +133,8 @@ open_socket(struct rrdcc *c, const char *addr, int ms, char *err,
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
 	struct addrinfo hints, *res = NULL, *ai;
-	char host[300], *port = NULL, *colon;
+	struct hostport hp;
+	char port[8];
 	int fd = -1, rc, e = 0;
 
 	if (strncmp(addr, "unix:", 5) == 0 || addr[0] == '/') {
@@ -172,22 +174,17 @@ open_socket(struct rrdcc *c, const char *addr, int ms, char *err,
 			goto syserr;
 		goto opts;
 	}
-	snprintf(host, sizeof(host), "%s", addr);
-	if (host[0] == '[' && (colon = strchr(host, ']')) != NULL) {
-		*colon = '\0';
-		if (colon[1] == ':')
-			port = colon + 2;
-		memmove(host, host + 1, strlen(host + 1) + 1);
-	} else if ((colon = strchr(host, ':')) != NULL &&
-	    strchr(colon + 1, ':') == NULL) {
-		*colon = '\0';
-		port = colon + 1;
+	/* The target knob checked the address's shape. */
+	if (hostport_split(addr, 0, &hp) != HOSTPORT_OK) {
+		snprintf(err, errlen, "rrdcached %s: not host, host:port or "
+		    "[v6]:port", addr);
+		return -1;
 	}
+	snprintf(port, sizeof(port), "%ld", hp.port == -1 ? 42217L : hp.port);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(host, port != NULL && *port != '\0' ? port :
-	    "42217", &hints, &res)) != 0) {
+	if ((rc = getaddrinfo(hp.host, port, &hints, &res)) != 0) {
 		snprintf(err, errlen, "rrdcached %s: %s", addr,
 		    gai_strerror(rc));
 		return -1;
