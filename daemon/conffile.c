@@ -58,13 +58,10 @@ knob_expected(const struct knob *k, char *e, size_t n)
 		    "blanks or '/'", KNOBS_TEXT_MAX - 1);
 		break;
 	case KNOB_CHOICE: {
-		const char *const *c = knobs_choices(k);
-		size_t len = (size_t)snprintf(e, n, "expected");
+		char list[128];
 
-		for (int i = 0; c[i] != NULL && len < n; i++)
-			len += (size_t)snprintf(e + len, n - len, "%s%s",
-			    i == 0 ? " " : c[i + 1] == NULL ? " or " : ", ",
-			    c[i]);
+		knobs_choice_list(k, list, sizeof(list));
+		snprintf(e, n, "expected %s", list);
 		break;
 	}
 	}
@@ -96,7 +93,6 @@ knob_value(const struct knob *k, const char *text, char *e, size_t n)
 {
 	char scratch[256], *squeezed = NULL;
 	json_object *v;
-	size_t len;
 
 	if (k->type == KNOB_RRAS) {
 		/* Definitions hold no blanks: allow "a, b". */
@@ -115,39 +111,12 @@ knob_value(const struct knob *k, const char *text, char *e, size_t n)
 	v = knobs_parse_text(k, text, scratch, sizeof(scratch));
 	if (v == NULL)
 		goto bad;
-	switch (k->type) {
-	case KNOB_UINT: {
-		int64_t i = json_object_get_int64(v);
-
-		if (i < 0 || (double)i < k->min || (double)i > k->max)
-			goto bad;
-		break;
-	}
-	case KNOB_DOUBLE: {
-		double d = json_object_get_double(v);
-
-		if (!isfinite(d) || d < k->min || d > k->max)
-			goto bad;
-		break;
-	}
-	case KNOB_BOOL:
-	case KNOB_TEXT:		/* checked by knobs_parse_text */
-	case KNOB_CHOICE:	/* likewise */
-		break;
-	case KNOB_STRING:
-		if (*text == '\0' ? strcmp(k->name, "dir") == 0 : *text != '/')
-			goto bad;
-		break;
-	case KNOB_RRAS:
-		len = json_object_array_length(v);
-		if (len == 0 || len > KNOBS_MAX_RRAS)
-			goto bad;
-		for (size_t i = 0; i < len; i++)
-			if (strncmp(json_object_get_string(
-			    json_object_array_get_idx(v, i)), "RRA:", 4) != 0)
-				goto bad;
-		break;
-	}
+	/* The value check takes an empty path (no update_file); a dir
+	 * given in a profile must name one. */
+	if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK ||
+	    (k->type == KNOB_STRING && *text == '\0' &&
+	    strcmp(k->name, "dir") == 0))
+		goto bad;
 	if (knob_accepted(k, v, e, n) == -1)
 		goto fail;
 	free(squeezed);
