@@ -2,7 +2,6 @@
  * global keys are in confkeys.c, printing in confprint.c, the allowed_dirs
  * and allowed_targets checks in policy.c. */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
