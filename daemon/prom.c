@@ -16,10 +16,11 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
+#include "acceptpause.h"
 #include "prom.h"
 
 static struct evhttp		*http;
-static struct event		*resume_ev;	/* re-enables accepting */
+static struct acceptpause	*pause_accept;	/* out of descriptors */
 static struct evconnlistener	*listener;	/* owned by http */
 static prom_render_fn		 render_fn;
 static void			*render_arg;
@@ -281,24 +282,10 @@ handle_request(struct evhttp_request *req, void *arg)
 static void
 accept_error(struct evconnlistener *lev, void *arg)
 {
-	struct timeval tv = { 0, PROM_ACCEPT_PAUSE_MS * 1000 };
-	int e = EVUTIL_SOCKET_ERROR();
-
+	(void)lev;
 	(void)arg;
-	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
-		return;
-	evconnlistener_disable(lev);
-	event_add(resume_ev, &tv);
-}
-
-static void
-accept_resume(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	if (listener != NULL)
-		evconnlistener_enable(listener);
+	if (acceptpause_out_of_fds(EVUTIL_SOCKET_ERROR()))
+		acceptpause_pause(pause_accept, NULL);
 }
 
 /* Split addr into a socket address; 0, or -1 with a message in err. */
@@ -430,8 +417,7 @@ prom_start(struct event_base *base, const char *addr, prom_render_fn render,
 	    ((struct sockaddr_in6 *)&ss)->sin6_port :
 	    ((struct sockaddr_in *)&ss)->sin_port);
 
-	if ((http = evhttp_new(base)) == NULL ||
-	    (resume_ev = evtimer_new(base, accept_resume, NULL)) == NULL) {
+	if ((http = evhttp_new(base)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -461,6 +447,11 @@ prom_start(struct event_base *base, const char *addr, prom_render_fn render,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if ((pause_accept = acceptpause_new(base, listener, NULL,
+	    NULL)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;	/* evhttp frees the listener it owns */
+	}
 	evconnlistener_set_error_cb(listener, accept_error);
 	render_fn = render;
 	render_arg = arg;
@@ -486,10 +477,9 @@ prom_stop(void)
 	/* Frees the listener (closing its socket) and every connection. */
 	if (http != NULL)
 		evhttp_free(http);
-	if (resume_ev != NULL)
-		event_free(resume_ev);
+	acceptpause_free(pause_accept);
 	http = NULL;
-	resume_ev = NULL;
+	pause_accept = NULL;
 	listener = NULL;
 	render_fn = NULL;
 	render_arg = NULL;
