@@ -8,6 +8,12 @@
 
 /* A request or reply line, newline excluded, is at most this long. */
 #define PROTO_MAX_LINE		(64 * 1024)
+/* Longest error message in a reply (it may name long paths); the whole
+ * error reply is kept under PROTO_MAX_LINE even so. */
+#define PROTO_MAX_MESSAGE	16384
+/* Longest refusal of a run (a bad knob, a failed setup): a start's error
+ * message has always been cut here. */
+#define PROTO_MAX_RUN_ERROR	10240
 
 #define PROTO_ERR_PARSE		"parse_error"
 #define PROTO_ERR_BAD_REQUEST	"bad_request"

@@ -13,7 +13,6 @@
 #include <json-c/json.h>
 
 #include "knobs.h"
-#include "policy.h"
 
 #define CONFIG_MAX_ALLOWED	32
 #define CONFIG_MAX_PROFILES	64
@@ -78,23 +77,6 @@ void	conffile_print(const struct config *c, FILE *fp);
 
 /* The profile's arguments (borrowed, valid until conffile_free) or NULL. */
 json_object	*conffile_profile(const struct config *c, const char *name);
-
-/* The allowed_dirs and allowed_targets checks are policy_dir_allowed and
- * policy_target_allowed (policy.h); these names forward to them until
- * every caller uses those. */
-static inline int
-conffile_target_allowed(const struct config *c, const char *target,
-    char *err, size_t errlen)
-{
-	return policy_target_allowed(c, target, err, errlen);
-}
-
-static inline int
-conffile_dir_allowed(const struct config *c, const char *dir, char *err,
-    size_t errlen)
-{
-	return policy_dir_allowed(c, dir, err, errlen);
-}
 
 /* log_info each global key and profile that differs (for SIGHUP). */
 void	conffile_log_changes(const struct config *old,

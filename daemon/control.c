@@ -17,7 +17,7 @@
 #include <event2/util.h>
 #include <systemd/sd-daemon.h>
 
-#include "commands.h"
+#include "acceptpause.h"
 #include "control.h"
 #include "log.h"
 #include "proto.h"
@@ -36,11 +36,11 @@ struct control_conn {
 };
 
 static struct evconnlistener	*listener;
-static struct event		*resume_ev;	/* re-enables accepting */
+static struct acceptpause	*pause_accept;	/* at the cap, out of fds */
 static struct control_conn	*conns;
+static control_dispatch_fn	 dispatch_fn;
 static unsigned			 nconns;
 static unsigned			 max_clients;	/* what the fd limit allows */
-static bool			 accepting_paused;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat		 sock_st;	/* the socket file we made */
 /* Who may change state besides root and the daemon's own user: the
@@ -50,38 +50,12 @@ static gid_t			 ctl_gid;
 static bool			 have_ctl_gid;
 static char			 ctl_group[64];
 
-/* Accepting stops at the client cap or when descriptors run out, and
- * resumes from a timer: a listener that keeps firing on EMFILE would spin
- * the loop and flood the log. */
-static void
-accept_pause(const char *why)
+/* The pause at the client cap lasts while it is still reached. */
+static bool
+at_client_cap(void *arg)
 {
-	struct timeval tv = { 0, 200000 };
-
-	if (accepting_paused || listener == NULL)
-		return;
-	accepting_paused = true;
-	evconnlistener_disable(listener);
-	event_add(resume_ev, &tv);
-	log_warnx("not accepting clients for now: %s", why);
-}
-
-static void
-accept_resume(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
 	(void)arg;
-	if (listener == NULL)
-		return;
-	if (nconns >= max_clients) {
-		struct timeval tv = { 0, 200000 };
-
-		event_add(resume_ev, &tv);
-		return;
-	}
-	accepting_paused = false;
-	evconnlistener_enable(listener);
+	return nconns >= max_clients;
 }
 
 static void
@@ -145,7 +119,7 @@ void
 control_reply_error(struct control_conn *c, json_object *id, const char *code,
     const char *field, const char *fmt, ...)
 {
-	char msg[CONTROL_MAX_MESSAGE];
+	char msg[PROTO_MAX_MESSAGE];
 	json_object *r;
 	va_list ap;
 
@@ -209,47 +183,36 @@ control_fail_deferred(enum control_wait what, const char *code,
 	answer_deferred(what, NULL, code, field, message);
 }
 
-void
-control_peer(const struct control_conn *c, uid_t *uid, pid_t *pid)
+bool
+control_admit_change(struct control_conn *c, json_object *id, const char *cmd)
 {
-	*uid = c->uid;
-	*pid = c->pid;
+	if (!c->may_change) {
+		log_warnx("%s from uid %ld pid %ld denied: neither root nor "
+		    "in group %s", cmd, (long)c->uid, (long)c->pid,
+		    have_ctl_gid ? ctl_group : "(none)");
+		control_reply_error(c, id, PROTO_ERR_DENIED, "cmd",
+		    "'%s' changes the daemon's state: uid %ld is neither root "
+		    "nor a member of the control socket's group%s%s%s",
+		    cmd, (long)c->uid, have_ctl_gid ? " '" : "",
+		    have_ctl_gid ? ctl_group : "", have_ctl_gid ? "'" : "");
+		return false;
+	}
+	log_info("%s from uid %ld pid %ld", cmd, (long)c->uid, (long)c->pid);
+	return true;
 }
 
-/* Check the envelope of one request line and hand it to its command. */
+/* Check the envelope of one request line and hand it on. */
 static void
 handle_line(struct control_conn *c, const char *line, size_t len)
 {
 	struct request req;
 	struct request_error err;
-	const struct command *command;
 
-	if (request_parse(line, len, &req, &err) == -1) {
+	if (request_parse(line, len, &req, &err) == -1)
 		control_reply_error(c, req.id, err.code, err.field, "%s",
 		    err.message);
-		goto out;
-	}
-	if ((command = commands_find(req.cmd)) == NULL) {
-		control_reply_error(c, req.id, PROTO_ERR_UNKNOWN_CMD, "cmd",
-		    "unknown command '%.100s'; 'help' lists them", req.cmd);
-		goto out;
-	}
-	if (!command->read_only && !c->may_change) {
-		log_warnx("%s from uid %ld pid %ld denied: neither root nor "
-		    "in group %s", command->name, (long)c->uid, (long)c->pid,
-		    have_ctl_gid ? ctl_group : "(none)");
-		control_reply_error(c, req.id, PROTO_ERR_DENIED, "cmd",
-		    "'%s' changes the daemon's state: uid %ld is neither root "
-		    "nor a member of the control socket's group%s%s%s",
-		    command->name, (long)c->uid, have_ctl_gid ? " '" : "",
-		    have_ctl_gid ? ctl_group : "", have_ctl_gid ? "'" : "");
-		goto out;
-	}
-	if (!command->read_only)
-		log_info("%s from uid %ld pid %ld", command->name, (long)c->uid,
-		    (long)c->pid);
-	command->handler(c, req.args, req.id);
-out:
+	else
+		dispatch_fn(c, req.id, req.cmd, req.args);
 	request_free(&req);
 }
 
@@ -395,7 +358,8 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	(void)salen;
 	(void)arg;
 	if (nconns + 1 >= max_clients)
-		accept_pause("as many clients as the descriptor limit allows");
+		acceptpause_pause(pause_accept,
+		    "as many clients as the descriptor limit allows");
 	if (c == NULL ||
 	    (c->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
@@ -432,8 +396,8 @@ accept_error(struct evconnlistener *l, void *arg)
 
 	(void)l;
 	(void)arg;
-	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
-		accept_pause(strerror(e));
+	if (acceptpause_out_of_fds(e))
+		acceptpause_pause(pause_accept, strerror(e));
 	else
 		log_warnx("accept: %s", strerror(e));
 }
@@ -586,13 +550,14 @@ control_group_of(int fd)
 
 int
 control_init(struct event_base *base, const char *path, unsigned mode,
-    const char *group)
+    const char *group, control_dispatch_fn dispatch)
 {
 	struct rlimit rl;
 	int fd = -1, act;
 
 	/* Clients must never take the descriptors the writers, the setup
 	 * thread and librrd need: the run's writes would fail. */
+	dispatch_fn = dispatch;
 	max_clients = CONTROL_MAX_CLIENTS;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
@@ -617,7 +582,7 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 		return -1;
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
-	resume_ev = evtimer_new(base, accept_resume, NULL);
+	pause_accept = acceptpause_new(base, listener, at_client_cap, NULL);
 	control_group_of(fd);
 	return 0;
 }
@@ -643,10 +608,8 @@ control_stop_accepting(void)
 		listener = NULL;
 		unlink_own_socket();
 	}
-	if (resume_ev != NULL) {
-		event_free(resume_ev);
-		resume_ev = NULL;
-	}
+	acceptpause_free(pause_accept);
+	pause_accept = NULL;
 }
 
 bool

@@ -1,5 +1,6 @@
 /* The control socket: accepts clients, frames newline-delimited JSON,
- * checks the envelope and dispatches through the command table.  It never
+ * checks the envelope and hands each request to the dispatch callback it
+ * was given (the command table's, cmd.c).  It knows no command and never
  * touches the engine; handlers answer through control_reply_*. */
 #ifndef STRESSD_CONTROL_H
 #define STRESSD_CONTROL_H
@@ -25,17 +26,20 @@
  * for the writers, generators (no-queue mode) and librrd. */
 #define CONTROL_MAX_CLIENTS		2048
 #define CONTROL_FD_RESERVE		256
-/* Longest error message in a reply (it may name long paths); the whole
- * error reply is kept under PROTO_MAX_LINE even so. */
-#define CONTROL_MAX_MESSAGE		16384
 
 struct control_conn;
 
+/* Answers one well-formed request (args an object or NULL, id NULL or
+ * what to echo): replies, or defers, through the functions below. */
+typedef void	(*control_dispatch_fn)(struct control_conn *c, json_object *id,
+		    const char *cmd, json_object *args);
+
 /* Listen on path, created with mode and group ("" leaves the group), or
  * on the socket systemd passed (a stale socket file is replaced; a live
- * daemon on it makes this fail).  0, or -1 with a message logged. */
+ * daemon on it makes this fail); requests go to dispatch.  0, or -1 with
+ * a message logged. */
 int	control_init(struct event_base *base, const char *path, unsigned mode,
-	    const char *group);
+	    const char *group, control_dispatch_fn dispatch);
 /* Close the listening socket (and remove it); clients stay. */
 void	control_stop_accepting(void);
 /* True while some client still has replies to be sent. */
@@ -43,8 +47,11 @@ bool	control_output_pending(void);
 /* Close every client and the listening socket. */
 void	control_shutdown(void);
 
-/* The peer's credentials, for the log. */
-void	control_peer(const struct control_conn *c, uid_t *uid, pid_t *pid);
+/* May c run cmd, which changes the daemon's state (root, the daemon's
+ * user and the socket's group may)?  Logged either way; when not, c is
+ * answered `denied`. */
+bool	control_admit_change(struct control_conn *c, json_object *id,
+	    const char *cmd);
 
 /* Reply to a request; the result is consumed. */
 void	control_reply_ok(struct control_conn *c, json_object *id,

@@ -12,9 +12,11 @@
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
-#include "commands.h"
+#include "cmd.h"
 #include "conffile.h"
 #include "control.h"
+#include "exposition.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "prom.h"
 #include "proto.h"
@@ -24,7 +26,6 @@
 #define TICK_USEC	50000	/* state machine and waiter replies */
 
 static struct event_base	*base;
-static bool			 shutting_down;
 static double			 last_status;
 static double			 exit_deadline;	/* flushing final replies */
 static double			 watchdog_s;	/* WATCHDOG_USEC, 0: off */
@@ -83,7 +84,7 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 	    "socket, socket_mode, socket_group, state_dir and metrics_listen "
 	    "at restart)", config_path);
 	conffile_log_changes(cfg, next);
-	commands_set_config(next);
+	lifecycle_set_config(next);
 	conffile_free(cfg);
 	cfg = next;
 	log_init((enum log_level)cfg->log_level);
@@ -132,26 +133,28 @@ usage(FILE *fp)
 	    STRESSD_DEFAULT_STATE_DIR);
 }
 
+/* The first signal drains the run, a second discards its queue; the
+ * shutdown state itself is the lifecycle's. */
 static void
 on_signal(evutil_socket_t sig, short what, void *arg)
 {
+	bool again = lifecycle_shutting_down();
 	char why[128];
 
 	(void)what;
 	(void)arg;
-	log_info("%s: %s", strsignal((int)sig), shutting_down ?
+	log_info("%s: %s", strsignal((int)sig), again ?
 	    "discarding the queue" : "stopping the run and draining");
 	sd_notify(0, "STOPPING=1");
 	/* Overwritten by a later discard, so "drained" is what happened. */
 	snprintf(why, sizeof(why), "%s SIG%s at shutdown: queue %s",
-	    shutting_down ? "a second" : "stopped by", sigabbrev_np((int)sig),
-	    shutting_down ? "discarded" : "drained");
-	commands_shutdown(!shutting_down, why);
-	if (!shutting_down)
+	    again ? "a second" : "stopped by", sigabbrev_np((int)sig),
+	    again ? "discarded" : "drained");
+	lifecycle_shutdown(!again, why);
+	if (!again)
 		shutdown_at = util_now();
 	else
 		drain_abandoned = true;	/* the queue is discarded */
-	shutting_down = true;
 }
 
 /*
@@ -162,7 +165,7 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 static void
 drain_watch(double now)
 {
-	uint64_t done = commands_updates_done();
+	uint64_t done = lifecycle_updates_done();
 	char why[160];
 
 	if (!drain_abandoned && now - shutdown_at > drain_timeout) {
@@ -171,7 +174,7 @@ drain_watch(double now)
 		snprintf(why, sizeof(why), "the drain at shutdown took longer "
 		    "than %.0f s (--drain-timeout): queue discarded",
 		    drain_timeout);
-		commands_shutdown(false, why);
+		lifecycle_shutdown(false, why);
 		drain_abandoned = true;
 	}
 	if (done != drain_progress) {
@@ -189,12 +192,12 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
-	commands_tick();
+	lifecycle_tick();
 	/* The watchdog is fed from the loop, and only while no writer has
 	 * sat inside librrd for a whole watchdog period: a stuck writer must
 	 * get the service restarted, not hidden by a timer. */
 	if (watchdog_s > 0 && now - last_watchdog >= watchdog_s / 2) {
-		if (!commands_stuck(watchdog_s / 2)) {
+		if (!lifecycle_stuck(watchdog_s / 2)) {
 			sd_notify(0, "WATCHDOG=1");
 			watchdog_held = false;
 		} else if (!watchdog_held) {
@@ -207,13 +210,13 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 	if (now - last_status >= 1.0) {
 		char line[256];
 
-		commands_summary(line, sizeof(line));
+		lifecycle_summary(line, sizeof(line));
 		sd_notifyf(0, "STATUS=%s", line);
 		last_status = now;
-		if (shutting_down && !commands_quiescent())
+		if (lifecycle_shutting_down() && !lifecycle_quiescent())
 			drain_watch(now);
 	}
-	if (!shutting_down || !commands_quiescent())
+	if (!lifecycle_shutting_down() || !lifecycle_quiescent())
 		return;
 	/* The run has ended and its waiters were answered: stop accepting,
 	 * let the replies leave, then exit. */
@@ -225,8 +228,10 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(base);
 }
 
-int
-main(int argc, char *argv[])
+/* The command line into ov, config_path and *check: -1 to go on, or the
+ * exit status. */
+static int
+parse_options(int argc, char *argv[], bool *check)
 {
 	static const struct option opts[] = {
 		{ "socket",	required_argument,	NULL, 's' },
@@ -240,23 +245,7 @@ main(int argc, char *argv[])
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char err[1024];
 	int level, ch;
-	bool check = false, have_config = false;
-	struct event *ev_term, *ev_int, *ev_hup, *ev_tick;
-	struct timeval tick = { 0, TICK_USEC };
-	uint64_t watchdog_usec;
-	struct rlimit rl;
-
-	/*
-	 * Each run allocates and frees blocks of about 1 MB (queue slabs, the
-	 * sampler's buffer, librrd's for metrics.rrd).  glibc raises its mmap
-	 * threshold past a block once one is freed, so later ones come from
-	 * the heap and fragment it: RSS went from 11.8 to 20.1 MB over five
-	 * runs with no leak.  A fixed threshold (glibc's initial one) gives
-	 * them back at free: 12.2 MB after 275 runs (tests/soak.sh).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
 	while ((ch = getopt_long(argc, argv, "c:s:d:l:m:t:hV", opts, NULL)) != -1) {
 		switch (ch) {
@@ -265,7 +254,7 @@ main(int argc, char *argv[])
 			config_explicit = true;
 			break;
 		case 'C':
-			check = true;
+			*check = true;
 			break;
 		case 's':
 			if (strlen(optarg) >= sizeof(cfg->socket)) {
@@ -332,6 +321,49 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* GET /metrics, when metrics_listen asks for it. */
+static void
+start_metrics(void)
+{
+	char err[1024];
+
+	if (cfg->metrics_listen[0] != '\0') {
+		if (prom_start(base, cfg->metrics_listen, exposition_render, NULL,
+		    err, sizeof(err)) == -1) {
+			control_shutdown();
+			fatalx("metrics_listen %s: %s", cfg->metrics_listen, err);
+		}
+		log_info("serving metrics on %s (port %d)", cfg->metrics_listen,
+		    prom_port());
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	char err[1024];
+	int rc;
+	bool check = false, have_config = false;
+	struct event *ev_term, *ev_int, *ev_hup, *ev_tick;
+	struct timeval tick = { 0, TICK_USEC };
+	uint64_t watchdog_usec;
+	struct rlimit rl;
+
+	/*
+	 * Each run allocates and frees blocks of about 1 MB (queue slabs, the
+	 * sampler's buffer, librrd's for metrics.rrd).  glibc raises its mmap
+	 * threshold past a block once one is freed, so later ones come from
+	 * the heap and fragment it: RSS went from 11.8 to 20.1 MB over five
+	 * runs with no leak.  A fixed threshold (glibc's initial one) gives
+	 * them back at free: 12.2 MB after 275 runs (tests/soak.sh).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+
+	if ((rc = parse_options(argc, argv, &check)) != -1)
+		return rc;
 	/* Defaults, then the file (if any), then the command line. */
 	conffile_defaults(cfg);
 	if (config_explicit || access(config_path, F_OK) == 0) {
@@ -361,21 +393,13 @@ main(int argc, char *argv[])
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
-	if (commands_init(base, cfg->state_dir, cfg->socket) == -1)
+	if (lifecycle_init(base, cfg->state_dir, cfg->socket) == -1)
 		fatalx("state directory %s is not usable", cfg->state_dir);
-	commands_set_config(cfg);
+	lifecycle_set_config(cfg);
 	if (control_init(base, cfg->socket, cfg->socket_mode,
-	    cfg->socket_group) == -1)
+	    cfg->socket_group, cmd_dispatch) == -1)
 		fatalx("cannot listen on %s", cfg->socket);
-	if (cfg->metrics_listen[0] != '\0') {
-		if (prom_start(base, cfg->metrics_listen, commands_metrics, NULL,
-		    err, sizeof(err)) == -1) {
-			control_shutdown();
-			fatalx("metrics_listen %s: %s", cfg->metrics_listen, err);
-		}
-		log_info("serving metrics on %s (port %d)", cfg->metrics_listen,
-		    prom_port());
-	}
+	start_metrics();
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);
 	ev_hup = evsignal_new(base, SIGHUP, on_hup, NULL);
@@ -394,7 +418,7 @@ main(int argc, char *argv[])
 
 	prom_stop();
 	control_shutdown();
-	commands_finish();
+	lifecycle_finish();
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(ev_hup);

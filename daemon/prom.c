@@ -16,10 +16,12 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
+#include "acceptpause.h"
+#include "hostport.h"
 #include "prom.h"
 
 static struct evhttp		*http;
-static struct event		*resume_ev;	/* re-enables accepting */
+static struct acceptpause	*pause_accept;	/* out of descriptors */
 static struct evconnlistener	*listener;	/* owned by http */
 static prom_render_fn		 render_fn;
 static void			*render_arg;
@@ -281,106 +283,10 @@ handle_request(struct evhttp_request *req, void *arg)
 static void
 accept_error(struct evconnlistener *lev, void *arg)
 {
-	struct timeval tv = { 0, PROM_ACCEPT_PAUSE_MS * 1000 };
-	int e = EVUTIL_SOCKET_ERROR();
-
+	(void)lev;
 	(void)arg;
-	if (e != EMFILE && e != ENFILE && e != ENOBUFS && e != ENOMEM)
-		return;
-	evconnlistener_disable(lev);
-	event_add(resume_ev, &tv);
-}
-
-static void
-accept_resume(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	if (listener != NULL)
-		evconnlistener_enable(listener);
-}
-
-/* Split addr into a socket address; 0, or -1 with a message in err. */
-static int
-parse_listen(const char *addr, struct sockaddr_storage *ss,
-    socklen_t *sslen, char *err, size_t errlen)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-	char host[INET6_ADDRSTRLEN + 1] = "";
-	const char *port, *colon, *s = addr;
-	size_t hlen = 0;
-	bool v6 = false;
-	unsigned long p;
-	char *end;
-
-	if (s == NULL || *s == '\0') {
-		snprintf(err, errlen, "empty listen address");
-		return -1;
-	}
-	if (s[0] == '[') {
-		const char *rb = strchr(s, ']');
-
-		if (rb == NULL || rb[1] != ':') {
-			snprintf(err, errlen, "\"%s\": expected [IPV6]:PORT",
-			    addr);
-			return -1;
-		}
-		v6 = true;
-		s++;
-		hlen = (size_t)(rb - s);
-		port = rb + 2;
-	} else if ((colon = strrchr(s, ':')) != NULL) {
-		if (memchr(s, ':', (size_t)(colon - s)) != NULL) {
-			snprintf(err, errlen, "\"%s\": an IPv6 address goes "
-			    "in brackets: [ADDR]:PORT", addr);
-			return -1;
-		}
-		hlen = (size_t)(colon - s);
-		port = colon + 1;
-	} else
-		port = s;
-	if (hlen >= sizeof(host)) {
-		snprintf(err, errlen, "\"%s\": address too long", addr);
-		return -1;
-	}
-	memcpy(host, s, hlen);
-	host[hlen] = '\0';
-
-	/* Digits only: strtoul would take signs and spaces. */
-	errno = 0;
-	p = strtoul(port, &end, 10);
-	if (port[0] < '0' || port[0] > '9' || *end != '\0' || errno != 0 ||
-	    p > 65535) {
-		snprintf(err, errlen, "\"%s\": port must be a number from 0 "
-		    "to 65535", addr);
-		return -1;
-	}
-
-	memset(ss, 0, sizeof(*ss));
-	/* Loopback unless asked otherwise: metrics are for this host. */
-	if (!v6 && (host[0] == '\0' || strcmp(host, "localhost") == 0))
-		strcpy(host, "127.0.0.1");
-	if (v6) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)p);
-		if (inet_pton(AF_INET6, host, &sin6->sin6_addr) != 1)
-			goto bad_host;
-		*sslen = sizeof(*sin6);
-	} else {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)p);
-		/* Numeric only: resolving a name could block the loop. */
-		if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
-			goto bad_host;
-		*sslen = sizeof(*sin);
-	}
-	return 0;
-bad_host:
-	snprintf(err, errlen, "\"%s\": \"%s\" is not a numeric IPv%d address",
-	    addr, host, v6 ? 6 : 4);
-	return -1;
+	if (acceptpause_out_of_fds(EVUTIL_SOCKET_ERROR()))
+		acceptpause_pause(pause_accept, NULL);
 }
 
 int
@@ -395,7 +301,7 @@ prom_start(struct event_base *base, const char *addr, prom_render_fn render,
 		snprintf(err, errlen, "metrics listener already running");
 		return -1;
 	}
-	if (parse_listen(addr, &ss, &sslen, err, errlen) == -1)
+	if (hostport_listen(addr, &ss, &sslen, err, errlen) == -1)
 		return -1;
 
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -430,8 +336,7 @@ prom_start(struct event_base *base, const char *addr, prom_render_fn render,
 	    ((struct sockaddr_in6 *)&ss)->sin6_port :
 	    ((struct sockaddr_in *)&ss)->sin_port);
 
-	if ((http = evhttp_new(base)) == NULL ||
-	    (resume_ev = evtimer_new(base, accept_resume, NULL)) == NULL) {
+	if ((http = evhttp_new(base)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -461,6 +366,11 @@ prom_start(struct event_base *base, const char *addr, prom_render_fn render,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if ((pause_accept = acceptpause_new(base, listener, NULL,
+	    NULL)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;	/* evhttp frees the listener it owns */
+	}
 	evconnlistener_set_error_cb(listener, accept_error);
 	render_fn = render;
 	render_arg = arg;
@@ -486,10 +396,9 @@ prom_stop(void)
 	/* Frees the listener (closing its socket) and every connection. */
 	if (http != NULL)
 		evhttp_free(http);
-	if (resume_ev != NULL)
-		event_free(resume_ev);
+	acceptpause_free(pause_accept);
 	http = NULL;
-	resume_ev = NULL;
+	pause_accept = NULL;
 	listener = NULL;
 	render_fn = NULL;
 	render_arg = NULL;

@@ -27,9 +27,6 @@
 /* Seconds a connection may stay idle (reading or writing) before it is
  * dropped, so a stalled client cannot hold a descriptor for long. */
 #define PROM_TIMEOUT_S		10
-/* When accept fails for lack of descriptors, accepting pauses this long
- * instead of spinning the loop. */
-#define PROM_ACCEPT_PAUSE_MS	200
 
 /* Write the body of one scrape into out. */
 typedef void	(*prom_render_fn)(struct evbuffer *out, void *arg);

@@ -7,7 +7,6 @@
 #include "knobs.h"
 #include "proto.h"
 #include "request.h"
-#include "run.h"
 
 static void	 set_error(struct request_error *, const char *, const char *,
 		    const char *, ...) __attribute__((format(printf, 4, 5)));
@@ -177,7 +176,7 @@ request_error_reply(json_object *id, const char *code, const char *field,
 {
 	json_object *r = request_envelope(id, false);
 	json_object *e = json_object_new_object();
-	char msg[REQUEST_MAX_MESSAGE];
+	char msg[PROTO_MAX_MESSAGE];
 	size_t len, cut, n;
 
 	json_object_object_add(e, "code", json_object_new_string(code));
@@ -301,8 +300,8 @@ fail:
 	return NULL;
 }
 
-static int
-check_start(json_object *args, const struct config *cfg,
+int
+request_check_start(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
 	json_object *merged;
@@ -314,9 +313,8 @@ check_start(json_object *args, const struct config *cfg,
 	knobs_defaults(&a->params);
 	if (cfg != NULL)	/* the file's default; a run may set its own */
 		a->params.sample_interval = cfg->sample_interval;
-	/* A start's refusal has always been cut at RUN_ERR_MAX. */
 	if ((rv = knobs_apply(&a->params, merged, &field, err->message,
-	    RUN_ERR_MAX)) == -1) {
+	    PROTO_MAX_RUN_ERROR)) == -1) {
 		err->code = PROTO_ERR_BAD_ARGUMENT;
 		err->field = field;
 		knobs_free(&a->params);
@@ -325,8 +323,8 @@ check_start(json_object *args, const struct config *cfg,
 	return rv;
 }
 
-static int
-check_stop(json_object *args, const struct config *cfg,
+int
+request_check_stop(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
 	static const char *const allowed[] = { "drain", "wait", NULL };
@@ -339,8 +337,8 @@ check_stop(json_object *args, const struct config *cfg,
 	return 0;
 }
 
-static int
-check_report(json_object *args, const struct config *cfg,
+int
+request_check_report(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
 	static const char *const allowed[] = { "run", NULL };
@@ -361,8 +359,8 @@ check_report(json_object *args, const struct config *cfg,
 	return 0;
 }
 
-static int
-check_none(json_object *args, const struct config *cfg,
+int
+request_check_none(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
 	static const char *const none[] = { NULL };
@@ -372,44 +370,17 @@ check_none(json_object *args, const struct config *cfg,
 	return check_allowed(args, none, err);
 }
 
-/* One entry per command of the command table (commands.c), whose
- * handlers check their arguments here. */
-static const struct {
-	const char	*cmd;
-	int		(*check)(json_object *, const struct config *,
-			    struct request_args *, struct request_error *);
-} checks[] = {
-	{ "start", check_start },
-	{ "stop", check_stop },
-	{ "stats", check_none },
-	{ "status", check_none },
-	{ "wait", check_none },
-	{ "report", check_report },
-	{ "runs", check_none },
-	{ "help", check_none },
-	{ "version", check_none },
-};
-
 int
-request_check_args(const char *cmd, json_object *args,
+request_check_args(request_check_fn check, json_object *args,
     const struct config *cfg, struct request_args *out,
     struct request_error *err)
 {
 	struct request_args scratch;
-	size_t i;
 
-	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		if (strcmp(checks[i].cmd, cmd) == 0)
-			break;
-	if (i == sizeof(checks) / sizeof(checks[0])) {
-		set_error(err, PROTO_ERR_INTERNAL, "cmd",
-		    "no argument checks for command '%.100s'", cmd);
-		return -1;
-	}
 	/* The defaults: a stop drains and waits. */
 	memset(&scratch, 0, sizeof(scratch));
 	scratch.drain = scratch.wait = true;
-	if (checks[i].check(args, cfg, &scratch, err) == -1)
+	if (check(args, cfg, &scratch, err) == -1)
 		return -1;
 	if (out != NULL)
 		*out = scratch;

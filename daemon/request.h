@@ -16,13 +16,12 @@
 #include <json-c/json.h>
 
 #include "knobs.h"
+#include "proto.h"
 
 /* Deeper JSON than this is refused as a parse error. */
 #define REQUEST_MAX_JSON_DEPTH	32
 /* A string id is echoed in the reply, so it is kept short. */
 #define REQUEST_MAX_ID_LEN	256
-/* Longest error message (as the control socket's replies). */
-#define REQUEST_MAX_MESSAGE	16384
 /* Longest "field" of an error reply (it may echo a client's key). */
 #define REQUEST_MAX_FIELD	256
 
@@ -53,7 +52,7 @@ struct request_error {
 	const char	*code;		/* PROTO_ERR_* */
 	const char	*field;		/* or NULL; lives as long as the
 					   request or a static buffer */
-	char		 message[REQUEST_MAX_MESSAGE];
+	char		 message[PROTO_MAX_MESSAGE];
 };
 
 /*
@@ -87,13 +86,31 @@ struct request_args {
 struct config;
 
 /*
- * Check the arguments of command cmd (args may be NULL): unknown keys and
- * each value, for start a profile of cfg (may be NULL) under the knobs
- * and the knob table's checks.  Touches nothing.  0, with the values in
- * *out when it is not NULL (release with request_args_free), or -1 with
- * *err filled and nothing held.
+ * A command's argument check (args may be NULL): unknown keys and each
+ * value, for start a profile of cfg (may be NULL) under the knobs and the
+ * knob table's checks.  Touches nothing.  0 with the values in *a, or -1
+ * with *err filled and nothing held.
  */
-int	request_check_args(const char *cmd, json_object *args,
+typedef int	(*request_check_fn)(json_object *args, const struct config *cfg,
+		    struct request_args *a, struct request_error *err);
+
+/* The checks the command table names. */
+int	request_check_start(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+int	request_check_stop(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+int	request_check_report(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+/* For commands that take no arguments. */
+int	request_check_none(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+
+/*
+ * Run check over args from the defaults (a stop drains and waits): 0,
+ * with the values in *out when it is not NULL (release with
+ * request_args_free), or -1 with *err filled and nothing held.
+ */
+int	request_check_args(request_check_fn check, json_object *args,
 	    const struct config *cfg, struct request_args *out,
 	    struct request_error *err);
 void	request_args_free(struct request_args *a);

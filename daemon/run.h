@@ -15,9 +15,6 @@ enum run_state {
 	RUN_DONE, RUN_STOPPED, RUN_FAILED
 };
 
-/* Longest refusal message of a start (paths included). */
-#define RUN_ERR_MAX	10240
-
 /* target rrdcached: how long the event loop waits for one STATS (samples,
  * the end-of-run flush), how long it then leaves rrdcached alone, and how
  * often the flush at the end asks. */

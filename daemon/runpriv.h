@@ -15,6 +15,7 @@
 
 #include "cpustat.h"
 #include "mountinfo.h"
+#include "proto.h"
 #include "queue.h"
 #include "rrdcc.h"
 #include "rrdfile.h"
@@ -54,7 +55,7 @@ struct run_setup {
 	atomic_bool		 done;
 	int			 rc;
 	const char		*field;
-	char			 err[RUN_ERR_MAX];
+	char			 err[PROTO_MAX_RUN_ERROR];
 };
 
 /* target rrdcached: the run's own connection (setup's INFO, the samples'

@@ -7,16 +7,19 @@
  * too long ends the input, as the daemon closes the connection, and an
  * unterminated last line is dropped, as at the client's EOF), then per
  * line the envelope checks (request_parse: NUL bytes, JSON with the depth
- * limit, object, id, keys, cmd, args) and the command's argument checks
- * (request_check_args: unknown keys, stop's booleans, report's run id,
- * start's profile merging over a configuration with one profile, or none,
- * and the knob table's checks).  Every error must be well formed: a known
+ * limit, object, id, keys, cmd, args), the lookup in the command table
+ * (cmd_find, as cmd_dispatch does) and the argument check its entry
+ * names (request_check_args: unknown keys, stop's booleans, report's run
+ * id, start's profile merging over a configuration with one profile, or
+ * none, and the knob table's checks).  Every error must be well formed: a known
  * code, a message, and a reply that fits in a protocol line; every
  * accepted request must have what dispatch needs.  Leaks and sanitizer
  * reports fail the run.
  *
- * Not covered: libevent's buffering, the access check, and the handlers
- * themselves (they act: start runs, read records on disk).
+ * Not covered: libevent's buffering, the access check, readiness, and the
+ * handlers themselves (they act: start runs, read records on disk).  The
+ * table links them, so the target is built from all the daemon's sources
+ * but main.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "cmd.h"
 #include "conffile.h"
 #include "log.h"
 #include "proto.h"
@@ -111,6 +115,7 @@ one_line(const char *data, size_t len)
 	struct request req;
 	struct request_error err;
 	struct request_args a;
+	const struct cmd_entry *e;
 	char *line;
 
 	CHECK((line = malloc(len + 1)) != NULL);
@@ -126,18 +131,19 @@ one_line(const char *data, size_t len)
 	CHECK(req.id == NULL || json_object_is_type(req.id, json_type_int) ||
 	    (json_object_is_type(req.id, json_type_string) &&
 	    json_object_get_string_len(req.id) <= REQUEST_MAX_ID_LEN));
-	/* Dispatch stands in for commands_find: an unknown name is the only
-	 * way to have no argument checks. */
-	if (request_check_args(req.cmd, req.args, len % 2 ? &cfg : NULL, &a,
+	if ((e = cmd_find(req.cmd)) == NULL) {
+		/* What cmd_dispatch answers. */
+		err.code = PROTO_ERR_UNKNOWN_CMD;
+		err.field = "cmd";
+		snprintf(err.message, sizeof(err.message),
+		    "unknown command '%.100s'; 'help' lists them", req.cmd);
+		check_error(&err, req.id);
+		goto out;
+	}
+	if (request_check_args(e->check, req.args, len % 2 ? &cfg : NULL, &a,
 	    &err) == -1) {
-		if (strcmp(err.code, PROTO_ERR_INTERNAL) == 0 &&
-		    strcmp(err.message, "out of memory") != 0) {
-			err.code = PROTO_ERR_UNKNOWN_CMD;
-			snprintf(err.message, sizeof(err.message),
-			    "unknown command '%.100s'; 'help' lists them",
-			    req.cmd);
-		} else
-			CHECK(strcmp(err.code, PROTO_ERR_BAD_ARGUMENT) == 0);
+		CHECK(strcmp(err.code, PROTO_ERR_BAD_ARGUMENT) == 0 ||
+		    strcmp(err.message, "out of memory") == 0);
 		check_error(&err, req.id);
 		goto out;
 	}

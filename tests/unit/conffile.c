@@ -18,6 +18,7 @@
 
 /* By its path: from here a plain "config.h" finds autoconf's first. */
 #include "conffile.h"
+#include "policy.h"
 #include "log.h"
 
 static char	top[2048];
@@ -261,11 +262,11 @@ test_shipped(void **state)
 		assert_int_equal(json_object_get_int64(v), kif[i].value);
 	}
 	assert_true(json_object_object_get_ex(args, "dir", &v));
-	assert_int_equal(conffile_dir_allowed(c, json_object_get_string(v), err,
+	assert_int_equal(policy_dir_allowed(c, json_object_get_string(v), err,
 	    sizeof(err)), 1);
 	assert_non_null(args = conffile_profile(c, "quick"));
 	assert_true(json_object_object_get_ex(args, "dir", &v));
-	assert_int_equal(conffile_dir_allowed(c, json_object_get_string(v), err,
+	assert_int_equal(policy_dir_allowed(c, json_object_get_string(v), err,
 	    sizeof(err)), 1);
 	free_config(c);
 }
@@ -382,7 +383,7 @@ tree_teardown(void **state)
 	return nftw(tree, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* conffile_dir_allowed on tree/rel with allowed_dirs = tree/allowed. */
+/* policy_dir_allowed on tree/rel with allowed_dirs = tree/allowed. */
 static int
 allowed(const char *allowed_rel, const char *rel, char *err, size_t errlen)
 {
@@ -398,7 +399,7 @@ allowed(const char *allowed_rel, const char *rel, char *err, size_t errlen)
 		snprintf(dir, sizeof(dir), "%s", *rel ? rel : "relative/x");
 	else
 		snprintf(dir, sizeof(dir), "%s/%s", tree, rel);
-	r = conffile_dir_allowed(c, dir, err, errlen);
+	r = policy_dir_allowed(c, dir, err, errlen);
 	free_config(c);
 	return r;
 }
@@ -462,8 +463,8 @@ test_dir_unrestricted(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(conffile_dir_allowed(c, "/etc", err, sizeof(err)), 1);
-	assert_int_equal(conffile_dir_allowed(c, "/no/such/../dir", err,
+	assert_int_equal(policy_dir_allowed(c, "/etc", err, sizeof(err)), 1);
+	assert_int_equal(policy_dir_allowed(c, "/no/such/../dir", err,
 	    sizeof(err)), 1);
 	free_config(c);
 }
@@ -478,7 +479,7 @@ test_dir_root_allowed(void **state)
 	c->restricted = true;
 	c->nallowed = 1;
 	strcpy(c->allowed_dirs[0], "/");
-	assert_int_equal(conffile_dir_allowed(c, "/etc/new", err, sizeof(err)),
+	assert_int_equal(policy_dir_allowed(c, "/etc/new", err, sizeof(err)),
 	    1);
 	free_config(c);
 }

@@ -81,7 +81,7 @@ test_targets(void **state)
 	assert_string_equal(err, "target 'rrdcached:10.0.0.1' is not in "
 	    "allowed_targets (unix:/run/rrdcached.sock, 10.0.0.1:42217)");
 	/* The forwarding name says the same. */
-	assert_int_equal(conffile_target_allowed(c, "rrdcached:x", err,
+	assert_int_equal(policy_target_allowed(c, "rrdcached:x", err,
 	    sizeof(err)), 0);
 	free(c);
 }
@@ -111,7 +111,7 @@ test_dirs(void **state)
 	snprintf(want, sizeof(want), "'%s/out' is not inside allowed_dirs "
 	    "(%s/in)", tree, tree);
 	assert_string_equal(err, want);
-	assert_int_equal(conffile_dir_allowed(c, dir, err, sizeof(err)), 0);
+	assert_int_equal(policy_dir_allowed(c, dir, err, sizeof(err)), 0);
 	free(c);
 }
 

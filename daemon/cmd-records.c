@@ -1,0 +1,80 @@
+/* The commands that read run records: report and runs. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "control.h"
+#include "lifecycle.h"
+#include "proto.h"
+#include "run.h"
+#include "runrecords.h"
+
+/* The record of run id: fresh for the current run, else from disk. */
+static json_object *
+report_of(unsigned id)
+{
+	struct run *run = lifecycle_run();
+
+	if (run != NULL && run_id(run) == id)
+		return run_report_json(run);
+	return runrecords_load(lifecycle_state_dir(), id);
+}
+
+static void
+cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	struct run *run = lifecycle_run();
+	const char *state_dir = lifecycle_state_dir();
+	json_object *rep;
+	int64_t want = a->run;
+
+	if (want == 0 && run != NULL)
+		want = run_id(run);
+	else if (want == 0 && (want = runrecords_last(state_dir,
+	    lifecycle_next_id())) == 0) {
+		/* After a restart the last run is the newest record. */
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
+		    "no run recorded in %s/runs", state_dir);
+		return;
+	}
+	if ((rep = report_of((unsigned)want)) == NULL) {
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, "run",
+		    "no record of run %lld in %s/runs", (long long)want,
+		    state_dir);
+		return;
+	}
+	control_reply_ok(c, id, rep);
+}
+
+static void
+cmd_runs(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	size_t n;
+	unsigned *ids = runrecords_list(lifecycle_state_dir(), &n);
+	json_object *list = json_object_new_array(), *o;
+
+	(void)a;
+	for (size_t i = 0; i < n; i++) {
+		json_object *rep = report_of(ids[i]);
+
+		if (rep == NULL)
+			continue;	/* a run refused before its record */
+		json_object_array_add(list, runrecords_summary(rep));
+		json_object_put(rep);
+	}
+	free(ids);
+	o = json_object_new_object();
+	json_object_object_add(o, "runs", list);
+	control_reply_ok(c, id, o);
+}
+
+const struct cmd_entry cmd_report_entry = {
+	"report", "report [{\"run\": id}]", "the record of a run (report.json; "
+	"default the current or last run)", true, NULL, request_check_report,
+	cmd_report,
+};
+
+const struct cmd_entry cmd_runs_entry = {
+	"runs", "runs", "the recorded runs, one summary each", true, NULL,
+	request_check_none, cmd_runs,
+};

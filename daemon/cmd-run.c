@@ -1,0 +1,118 @@
+/* The commands that start, stop and wait for runs. */
+#include "cmd.h"
+#include "conffile.h"
+#include "policy.h"
+#include "control.h"
+#include "lifecycle.h"
+#include "proto.h"
+#include "run.h"
+
+/* One run at a time, none once shutting down. */
+static bool
+start_ready(struct control_conn *c, json_object *id)
+{
+	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
+
+	if (lifecycle_shutting_down()) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "stressd is shutting down");
+		return false;
+	}
+	if (pending != NULL) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "run %u is being prepared", run_id(pending));
+		return false;
+	}
+	if (run_active(run)) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "run %u is %s; stop it or wait for it first",
+		    run_id(run), run_state_name(run_state(run)));
+		return false;
+	}
+	return true;
+}
+
+static void
+cmd_start(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	const struct config *cfg = lifecycle_config();
+	char err[PROTO_MAX_RUN_ERROR];
+
+	if (cfg != NULL && policy_dir_allowed(cfg, a->params.dir, err,
+	    sizeof(err)) != 1)
+		control_reply_error(c, id, PROTO_ERR_DENIED, "dir", "%s", err);
+	else if (cfg != NULL && policy_target_allowed(cfg,
+	    a->params.target, err, sizeof(err)) != 1)
+		control_reply_error(c, id, PROTO_ERR_DENIED, "target", "%s",
+		    err);
+	else if (lifecycle_prepare(&a->params) == -1)
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "cannot start preparing the run: out of resources");
+	else
+		/* The reply comes once the files are checked (lifecycle_tick). */
+		control_defer(c, id, CONTROL_WAIT_START);
+}
+
+/* {"run_id": id, "state": state}, as stop answers. */
+static json_object *
+stopped_json(unsigned run, const char *state)
+{
+	json_object *res = json_object_new_object();
+
+	json_object_object_add(res, "run_id", json_object_new_int64(run));
+	json_object_object_add(res, "state", json_object_new_string(state));
+	return res;
+}
+
+static void
+cmd_stop(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
+
+	if (pending != NULL) {
+		/* Not started yet: it is refused when its preparation ends. */
+		lifecycle_cancel_pending();
+		control_reply_ok(c, id, stopped_json(run_id(pending),
+		    "stopped"));
+		return;
+	}
+	if (!run_active(run)) {
+		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
+		    "no run is active");
+		return;
+	}
+	run_stop(run, a->drain, NULL);
+	if (a->wait)
+		control_defer(c, id, CONTROL_WAIT_RUN_END);
+	else
+		control_reply_ok(c, id, stopped_json(run_id(run),
+		    run_state_name(run_state(run))));
+}
+
+static void
+cmd_wait(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	(void)a;
+	if (run_active(lifecycle_run()) || lifecycle_pending() != NULL)
+		control_defer(c, id, CONTROL_WAIT_RUN_END);
+	else
+		control_reply_ok(c, id, lifecycle_stats_json());
+}
+
+const struct cmd_entry cmd_start_entry = {
+	"start", "start {knob: value, ..., \"profile\": name}",
+	"start a run; args are the run knobs, over those of a profile of "
+	"stressd.conf", false, start_ready, request_check_start, cmd_start,
+};
+
+const struct cmd_entry cmd_stop_entry = {
+	"stop", "stop [{\"drain\": bool, \"wait\": bool}]",
+	"stop the run: drain the queue (default) or discard it; with wait "
+	"(default) reply when it has ended", false, NULL, request_check_stop,
+	cmd_stop,
+};
+
+const struct cmd_entry cmd_wait_entry = {
+	"wait", "wait", "reply with the final stats once the run has ended",
+	true, NULL, request_check_none, cmd_wait,
+};

@@ -1,0 +1,30 @@
+/*
+ * The run records on disk: STATE/runs/<id>/ per run, its report.json the
+ * record that `report` and `runs` read.  Ids are 1 .. RUNRECORDS_MAX_ID;
+ * anything else under STATE/runs is not a run.
+ */
+#ifndef STRESSD_RUNRECORDS_H
+#define STRESSD_RUNRECORDS_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#define RUNRECORDS_MAX_ID	999999999U
+
+/* Make STATE/runs if need be and check it is writable: 0, or -1 with a
+ * message logged. */
+int	runrecords_init(const char *state_dir);
+/* The highest run id under STATE/runs (record or not), or 0: new ids
+ * continue after it, so earlier records are never overwritten. */
+unsigned runrecords_highest_id(const char *state_dir);
+/* The highest id below below that has a report.json, or 0. */
+unsigned runrecords_last(const char *state_dir, unsigned below);
+/* Run id's report.json, or NULL. */
+json_object *runrecords_load(const char *state_dir, unsigned id);
+/* The run ids under STATE/runs in increasing order, *n of them (free
+ * the array); NULL with *n 0 when there are none. */
+unsigned *runrecords_list(const char *state_dir, size_t *n);
+/* A record's summary, one entry of `runs`. */
+json_object *runrecords_summary(json_object *rep);
+
+#endif

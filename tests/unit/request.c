@@ -1,0 +1,261 @@
+/* Unit tests of daemon/request.c: framing, the envelope checks, the
+ * error reply's bounds, and the argument checks the command table names
+ * (good and bad arguments, their codes, fields and messages). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cmd.h"
+#include "proto.h"
+#include "request.h"
+
+/* The arguments of the latest check: an error's field may point into
+ * them, so they live until the next one. */
+static json_object *held;
+
+/* Check args (JSON text, or NULL) for command cmd through its entry. */
+static int
+check(const char *cmd, const char *args, struct request_args *a,
+    struct request_error *err)
+{
+	const struct cmd_entry *e = cmd_find(cmd);
+
+	json_object_put(held);
+	held = args != NULL ? json_tokener_parse(args) : NULL;
+	assert_non_null(e);
+	if (args != NULL)
+		assert_non_null(held);
+	memset(a, 0, sizeof(*a));
+	return request_check_args(e->check, held, NULL, a, err);
+}
+
+/* A refusal of args for cmd with this code, field and message. */
+static void
+assert_refused(const char *cmd, const char *args, const char *code,
+    const char *field, const char *message)
+{
+	struct request_args a;
+	struct request_error err;
+
+	assert_int_equal(check(cmd, args, &a, &err), -1);
+	assert_string_equal(err.code, code);
+	if (field == NULL)
+		assert_null(err.field);
+	else
+		assert_string_equal(err.field, field);
+	assert_string_equal(err.message, message);
+}
+
+static void
+test_stop_args(void **state)
+{
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	assert_int_equal(check("stop", NULL, &a, &err), 0);
+	assert_true(a.drain);
+	assert_true(a.wait);
+	request_args_free(&a);
+	assert_int_equal(check("stop", "{\"drain\": false, \"wait\": false}",
+	    &a, &err), 0);
+	assert_false(a.drain);
+	assert_false(a.wait);
+	request_args_free(&a);
+	assert_refused("stop", "{\"drain\": 1}", PROTO_ERR_BAD_ARGUMENT,
+	    "drain", "drain must be true or false");
+	assert_refused("stop", "{\"wait\": \"yes\"}", PROTO_ERR_BAD_ARGUMENT,
+	    "wait", "wait must be true or false");
+	assert_refused("stop", "{\"now\": true}", PROTO_ERR_BAD_ARGUMENT,
+	    "now", "unknown argument 'now'");
+}
+
+static void
+test_report_args(void **state)
+{
+	static const char *const bad[] = {
+		"{\"run\": 0}", "{\"run\": -3}", "{\"run\": 1000000000}",
+		"{\"run\": \"7\"}", "{\"run\": 1.5}", "{\"run\": null}",
+	};
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	assert_int_equal(check("report", NULL, &a, &err), 0);
+	assert_int_equal(a.run, 0);
+	request_args_free(&a);
+	assert_int_equal(check("report", "{\"run\": 999999999}", &a, &err), 0);
+	assert_int_equal(a.run, 999999999);
+	request_args_free(&a);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused("report", bad[i], PROTO_ERR_BAD_ARGUMENT, "run",
+		    "run must be a run id (a positive integer)");
+	assert_refused("report", "{\"id\": 3}", PROTO_ERR_BAD_ARGUMENT, "id",
+	    "unknown argument 'id'");
+}
+
+/* Commands without arguments take none, and an empty object. */
+static void
+test_no_args(void **state)
+{
+	static const char *const cmds[] = {
+		"stats", "status", "wait", "runs", "help", "version",
+	};
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		assert_int_equal(check(cmds[i], NULL, &a, &err), 0);
+		request_args_free(&a);
+		assert_int_equal(check(cmds[i], "{}", &a, &err), 0);
+		request_args_free(&a);
+		assert_refused(cmds[i], "{\"verbose\": true}",
+		    PROTO_ERR_BAD_ARGUMENT, "verbose",
+		    "unknown argument 'verbose'");
+	}
+}
+
+static void
+test_start_args(void **state)
+{
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	assert_int_equal(check("start", "{\"dir\": \"/var/tmp/x\", "
+	    "\"files\": 12, \"max_updates\": 24}", &a, &err), 0);
+	assert_string_equal(a.params.dir, "/var/tmp/x");
+	assert_int_equal(a.params.files, 12);
+	assert_int_equal(a.params.zero_files, 6);	/* files / 2 */
+	request_args_free(&a);
+	assert_refused("start", "{}", PROTO_ERR_BAD_ARGUMENT, "dir",
+	    "dir is required");
+	assert_refused("start", "{\"dir\": \"/x\", \"profile\": 3}",
+	    PROTO_ERR_BAD_ARGUMENT, "profile", "profile must be a string");
+	assert_refused("start", "{\"dir\": \"/x\", \"profile\": \"kif\"}",
+	    PROTO_ERR_BAD_ARGUMENT, "profile", "no profile 'kif' in the "
+	    "configuration (none was read)");
+	/* Each knob's own check, naming the knob. */
+	assert_int_equal(check("start", "{\"dir\": \"/x\", \"files\": 0}", &a,
+	    &err), -1);
+	assert_string_equal(err.code, PROTO_ERR_BAD_ARGUMENT);
+	assert_string_equal(err.field, "files");
+	assert_non_null(strstr(err.message, "files"));
+	assert_int_equal(check("start", "{\"dir\": \"/x\", \"nosuch\": 1}", &a,
+	    &err), -1);
+	assert_string_equal(err.code, PROTO_ERR_BAD_ARGUMENT);
+	assert_string_equal(err.field, "nosuch");
+}
+
+/* Parse line; the code of its refusal, or NULL when accepted. */
+static const char *
+parse(const char *line, struct request *req, struct request_error *err)
+{
+	int rv = request_parse(line, strlen(line), req, err);
+
+	return rv == 0 ? NULL : err->code;
+}
+
+static void
+test_envelope(void **state)
+{
+	struct request req;
+	struct request_error err;
+
+	(void)state;
+	assert_null(parse("{\"cmd\": \"stop\", \"args\": {\"drain\": false}, "
+	    "\"id\": 7}", &req, &err));
+	assert_string_equal(req.cmd, "stop");
+	assert_non_null(req.args);
+	assert_int_equal(json_object_get_int(req.id), 7);
+	request_free(&req);
+	assert_string_equal(parse("{\"cmd\": ", &req, &err), PROTO_ERR_PARSE);
+	request_free(&req);
+	assert_string_equal(parse("[1]", &req, &err), PROTO_ERR_BAD_REQUEST);
+	request_free(&req);
+	assert_string_equal(parse("{\"cmd\": 1, \"id\": \"x\"}", &req, &err),
+	    PROTO_ERR_BAD_REQUEST);
+	assert_string_equal(err.field, "cmd");
+	/* Once the id is valid, the refusal echoes it. */
+	assert_string_equal(json_object_get_string(req.id), "x");
+	request_free(&req);
+	assert_string_equal(parse("{\"cmd\": \"stats\", \"args\": []}", &req,
+	    &err), PROTO_ERR_BAD_REQUEST);
+	assert_string_equal(err.field, "args");
+	request_free(&req);
+	assert_string_equal(parse("{\"cmd\": \"stats\", \"extra\": 1}", &req,
+	    &err), PROTO_ERR_BAD_REQUEST);
+	assert_string_equal(err.field, "extra");
+	request_free(&req);
+	assert_string_equal(parse("{\"cmd\": \"stats\", \"id\": [1]}", &req,
+	    &err), PROTO_ERR_BAD_REQUEST);
+	assert_string_equal(err.field, "id");
+	assert_null(req.id);
+	request_free(&req);
+}
+
+static void
+test_frame(void **state)
+{
+	size_t len;
+
+	(void)state;
+	assert_int_equal(request_frame(10, -1, &len), REQUEST_FRAME_MORE);
+	assert_int_equal(request_frame(10, 4, &len), REQUEST_FRAME_LINE);
+	assert_int_equal(len, 4);
+	assert_int_equal(request_frame(PROTO_MAX_LINE, -1, &len),
+	    REQUEST_FRAME_MORE);
+	assert_int_equal(request_frame(PROTO_MAX_LINE + 1, -1, &len),
+	    REQUEST_FRAME_TOO_LONG);
+	assert_int_equal(request_frame(PROTO_MAX_LINE + 9, PROTO_MAX_LINE + 1,
+	    &len), REQUEST_FRAME_TOO_LONG);
+}
+
+/* However the message escapes, the reply stays one protocol line. */
+static void
+test_error_reply_bounded(void **state)
+{
+	char *msg = malloc(PROTO_MAX_MESSAGE);
+	json_object *r, *e, *m;
+	size_t len;
+
+	(void)state;
+	assert_non_null(msg);
+	memset(msg, '\001', PROTO_MAX_MESSAGE - 1);	/* 6 bytes escaped */
+	msg[PROTO_MAX_MESSAGE - 1] = '\0';
+	r = request_error_reply(NULL, PROTO_ERR_BAD_ARGUMENT, "f", msg);
+	json_object_to_json_string_length(r, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	assert_true(len < PROTO_MAX_LINE);
+	assert_true(json_object_object_get_ex(r, "error", &e));
+	assert_true(json_object_object_get_ex(e, "message", &m));
+	assert_non_null(strstr(json_object_get_string(m), " [...]"));
+	json_object_put(r);
+	free(msg);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stop_args),
+		cmocka_unit_test(test_report_args),
+		cmocka_unit_test(test_no_args),
+		cmocka_unit_test(test_start_args),
+		cmocka_unit_test(test_envelope),
+		cmocka_unit_test(test_frame),
+		cmocka_unit_test(test_error_reply_bounded),
+	};
+
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+
+	json_object_put(held);
+	return failed;
+}
