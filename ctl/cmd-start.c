@@ -432,8 +432,6 @@ option_knob(int c, int base)
 	    &knobs_table[c - base] : NULL;
 }
 
-#define SWEEP_ID_REFUSED	(-3)
-
 /* One option other than the common ones and -h. */
 static int
 run_option(struct ctl *ctl, int c, bool sweep)
@@ -452,7 +450,7 @@ run_option(struct ctl *ctl, int c, bool sweep)
 		return sweep_dir(ctl, optarg);
 	} else if (sweep && k != NULL && strcmp(k->name, "sweep_id") == 0) {
 		options_usage_error(ctl->cmd, "--sweep-id: the sweep sets it");
-		return SWEEP_ID_REFUSED;
+		return CTL_EXIT_USAGE;
 	} else if (c == 'D') {
 		return set_property(ctl, optarg);
 	} else if (c == OPT_PROFILE) {
@@ -507,7 +505,6 @@ cmd_start_options(struct ctl *ctl, int argc, char **argv, bool sweep)
 {
 	struct option *opts = NULL;
 	char **nonames = NULL;
-	bool seen_value = false;
 	int c, ret;
 
 	if ((ret = build_options(&opts, &nonames, sweep)) != PARSE_OK) {
@@ -524,12 +521,6 @@ cmd_start_options(struct ctl *ctl, int argc, char **argv, bool sweep)
 		}
 		if ((ret = run_option(ctl, c, sweep)) == OPTIONS_UNKNOWN)
 			ret = options_error(ctl->cmd, c, argv, opts);
-		if (ret == SWEEP_ID_REFUSED) {
-			ret = seen_value ? PARSE_OK : CTL_EXIT_USAGE;
-			goto fail;
-		}
-		if (ret == PARSE_OK && c != OPT_PROFILE)
-			seen_value = true;
 		if (ret != PARSE_OK)
 			goto fail;
 	}
