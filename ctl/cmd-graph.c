@@ -374,12 +374,11 @@ fail:
 }
 
 static int
-graph_option(struct ctl *ctl, int c, void *arg)
+graph_option(struct ctl *ctl, int c)
 {
 	double d;
 	int ret;
 
-	(void)arg;
 	switch (c) {
 	case 'o':
 		if (*optarg == '\0') {
@@ -409,8 +408,7 @@ parse_graph(struct ctl *ctl, int argc, char **argv)
 {
 	int ret;
 
-	if ((ret = options_parse(ctl, argc, argv, graph_option, NULL)) !=
-	    PARSE_OK)
+	if ((ret = options_parse(ctl, argc, argv)) != PARSE_OK)
 		return ret;
 	if (ctl->rec.png == NULL) {
 		options_usage_error(ctl->cmd, "-o FILE.png is required");
@@ -443,6 +441,7 @@ const struct ctl_cmd cmd_graph_entry = {
 	},
 	.shortopts = ":ho:",
 	.max_runs = 1,
+	.option = graph_option,
 	.parse = parse_graph,
 	.run = run_graph,
 };

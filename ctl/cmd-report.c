@@ -390,9 +390,8 @@ run_report(const struct records_ctx *ctx)
 }
 
 static int
-report_option(struct ctl *ctl, int c, void *arg)
+report_option(struct ctl *ctl, int c)
 {
-	(void)arg;
 	if (c != OPT_CSV)
 		return OPTIONS_UNKNOWN;
 	ctl->rec.csv = true;
@@ -404,8 +403,7 @@ parse_report(struct ctl *ctl, int argc, char **argv)
 {
 	int ret;
 
-	if ((ret = options_parse(ctl, argc, argv, report_option, NULL)) !=
-	    PARSE_OK)
+	if ((ret = options_parse(ctl, argc, argv)) != PARSE_OK)
 		return ret;
 	if (ctl->rec.csv && ctl->json) {
 		options_usage_error(ctl->cmd, "--csv and --json exclude each "
@@ -435,6 +433,7 @@ const struct ctl_cmd cmd_report_entry = {
 		{ NULL, 0, NULL, 0 }
 	},
 	.max_runs = 1,
+	.option = report_option,
 	.parse = parse_report,
 	.run = run_report,
 };

@@ -15,50 +15,39 @@
 #include "options.h"
 #include "proto.h"
 
-/* stop's two flags, sent whatever was given. */
-struct stop_flags {
-	bool	drain, wait;
-};
-
 static int
-stop_option(struct ctl *ctl, int c, void *arg)
+stop_option(struct ctl *ctl, int c)
 {
-	struct stop_flags *f = arg;
-
-	(void)ctl;
+	/* Replaces the default in place: "drain" stays before "wait". */
 	switch (c) {
 	case OPT_NO_DRAIN:
-		f->drain = false;
+		json_object_object_add(ctl->args, "drain",
+		    json_object_new_boolean(false));
 		return PARSE_OK;
 	case OPT_NO_WAIT:
-		f->wait = false;
+		json_object_object_add(ctl->args, "wait",
+		    json_object_new_boolean(false));
 		return PARSE_OK;
 	}
 	return OPTIONS_UNKNOWN;
 }
 
+/* Both flags are sent, whatever was given. */
 static int
 parse_stop(struct ctl *ctl, int argc, char **argv)
 {
-	struct stop_flags f = { .drain = true, .wait = true };
-	int ret;
-
-	if ((ret = options_parse(ctl, argc, argv, stop_option, &f)) !=
-	    PARSE_OK)
-		return ret;
 	json_object_object_add(ctl->args, "drain",
-	    json_object_new_boolean(f.drain));
+	    json_object_new_boolean(true));
 	json_object_object_add(ctl->args, "wait",
-	    json_object_new_boolean(f.wait));
-	return options_operands(ctl, argc, argv);
+	    json_object_new_boolean(true));
+	return options_parse_plain(ctl, argc, argv);
 }
 
 static int
-wait_option(struct ctl *ctl, int c, void *arg)
+wait_option(struct ctl *ctl, int c)
 {
 	char *end;
 
-	(void)arg;
 	if (c != OPT_TIMEOUT)
 		return OPTIONS_UNKNOWN;
 	errno = 0;
@@ -70,17 +59,6 @@ wait_option(struct ctl *ctl, int c, void *arg)
 		return CTL_EXIT_USAGE;
 	}
 	return PARSE_OK;
-}
-
-static int
-parse_wait(struct ctl *ctl, int argc, char **argv)
-{
-	int ret;
-
-	if ((ret = options_parse(ctl, argc, argv, wait_option, NULL)) !=
-	    PARSE_OK)
-		return ret;
-	return options_operands(ctl, argc, argv);
 }
 
 static const char *
@@ -161,6 +139,7 @@ const struct ctl_cmd cmd_stop_entry = {
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
+	.option = stop_option,
 	.parse = parse_stop,
 	.text = output_text_stop,
 	.json = output_json_result,
@@ -182,7 +161,8 @@ const struct ctl_cmd cmd_wait_entry = {
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
-	.parse = parse_wait,
+	.option = wait_option,
+	.parse = options_parse_plain,
 	.text = output_text_stats,
 	.json = output_json_result,
 	.check = check_wait,

@@ -343,12 +343,11 @@ run_watch(const struct records_ctx *ctx)
 }
 
 static int
-watch_option(struct ctl *ctl, int c, void *arg)
+watch_option(struct ctl *ctl, int c)
 {
 	double d;
 	int ret;
 
-	(void)arg;
 	switch (c) {
 	case OPT_INTERVAL:
 		if ((ret = options_number(ctl->cmd, "--interval", optarg, 0.1,
@@ -364,17 +363,6 @@ watch_option(struct ctl *ctl, int c, void *arg)
 		return PARSE_OK;
 	}
 	return OPTIONS_UNKNOWN;
-}
-
-static int
-parse_watch(struct ctl *ctl, int argc, char **argv)
-{
-	int ret;
-
-	if ((ret = options_parse(ctl, argc, argv, watch_option, NULL)) !=
-	    PARSE_OK)
-		return ret;
-	return options_operands(ctl, argc, argv);
 }
 
 const struct ctl_cmd cmd_watch_entry = {
@@ -399,6 +387,7 @@ const struct ctl_cmd cmd_watch_entry = {
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
-	.parse = parse_watch,
+	.option = watch_option,
+	.parse = options_parse_plain,
 	.run = run_watch,
 };

@@ -46,11 +46,16 @@ struct ctl_cmd {
 	 * theirs from the knob table). */
 	const struct option *options;
 	const char	*shortopts;	/* NULL: ":h" */
+	/* Takes each option but the common ones and -h (optarg set);
+	 * returns PARSE_OK, an exit status or OPTIONS_UNKNOWN.  NULL: there
+	 * are none. */
+	int		(*option)(struct ctl *, int c);
 	/* RUN operands (run ids or report.json paths): at least min_runs,
 	 * at most max_runs (-1: any number); 0 and 0: no operands. */
 	int		 min_runs, max_runs;
 	/* Fills the struct ctl from argv; returns PARSE_OK or the exit
-	 * status (--help printed, or a usage error). */
+	 * status (--help printed, or a usage error).  Most commands take
+	 * options_parse_plain: the options, then the operands. */
 	int		(*parse)(struct ctl *, int, char **);
 	/* The one request's result as text and as JSON. */
 	output_view_fn	 text, json;

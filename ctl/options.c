@@ -176,8 +176,7 @@ options_print_help(const struct ctl_cmd *cmd)
 }
 
 int
-options_parse(struct ctl *ctl, int argc, char **argv,
-    int (*opt)(struct ctl *, int, void *), void *arg)
+options_parse(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option plain[] = {
 		OPTIONS_COMMON,
@@ -195,7 +194,8 @@ options_parse(struct ctl *ctl, int argc, char **argv,
 			options_print_help(cmd);
 			return CTL_EXIT_OK;
 		}
-		ret = opt != NULL ? opt(ctl, c, arg) : OPTIONS_UNKNOWN;
+		ret = cmd->option != NULL ? cmd->option(ctl, c) :
+		    OPTIONS_UNKNOWN;
 		if (ret == OPTIONS_UNKNOWN)
 			return options_error(cmd, c, argv, opts);
 		if (ret != PARSE_OK)
@@ -209,7 +209,7 @@ options_parse_plain(struct ctl *ctl, int argc, char **argv)
 {
 	int ret;
 
-	if ((ret = options_parse(ctl, argc, argv, NULL, NULL)) != PARSE_OK)
+	if ((ret = options_parse(ctl, argc, argv)) != PARSE_OK)
 		return ret;
 	return options_operands(ctl, argc, argv);
 }

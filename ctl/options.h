@@ -54,16 +54,15 @@ void	options_print_help(const struct ctl_cmd *cmd);
 
 /*
  * getopt_long over ctl->cmd's options: the common ones and -h are handled
- * here, every other one is given to opt (may be NULL), which returns
- * PARSE_OK, an exit status or OPTIONS_UNKNOWN.  Returns PARSE_OK when the
- * options are done (optind at the first operand) or the exit status.
+ * here, every other one is given to the entry's option function.  Returns
+ * PARSE_OK when the options are done (optind at the first operand) or the
+ * exit status.
  */
-int	options_parse(struct ctl *ctl, int argc, char **argv,
-	    int (*opt)(struct ctl *, int c, void *arg), void *arg);
+int	options_parse(struct ctl *ctl, int argc, char **argv);
 /* The operands left after the options, as ctl->cmd's min_runs and
  * max_runs allow; RUN operands go to ctl->rec. */
 int	options_operands(struct ctl *ctl, int argc, char **argv);
-/* The parser of the commands with only the common options and operands. */
+/* The parser of most commands: options_parse, then options_operands. */
 int	options_parse_plain(struct ctl *ctl, int argc, char **argv);
 /* A number option in [min, max]; integer: no fraction allowed. */
 int	options_number(const struct ctl_cmd *cmd, const char *opt,
