@@ -332,7 +332,8 @@ compare_text(json_object **reps, int n)
 	for (size_t k = 0; k < (lines ? lines : 1); k++) {
 		columns_add(t, "%s", k == 0 ? "mount options" : "");
 		for (int i = 0; i < n; i++) {
-			const char *o = jpath_str(reps[i], "target.mount_options");
+			const char *o = jpath_str(reps[i],
+			    "target.mount_options");
 
 			cell = o != NULL ? wrap_line(o, width, k) : NULL;
 			columns_add(t, "%s", cell ? cell : k ? "" : "-");
@@ -406,9 +407,9 @@ const struct ctl_cmd cmd_compare_entry = {
 	.summary = "show two or more runs side by side",
 	.details =
 	    "Each RUN is a run id or the path of a report.json file, as for "
-	    "report.  One\ncolumn per run: throughput, both queues, latency and "
-	    "errors, then the\nhistograms of significant_ops_pending.  --json "
-	    "prints {\"runs\": [REPORT, ...]}.\n",
+	    "report.  One\ncolumn per run: throughput, both queues, latency "
+	    "and errors, then the\nhistograms of significant_ops_pending.  "
+	    "--json prints {\"runs\": [REPORT, ...]}.\n",
 	.min_runs = 2,
 	.max_runs = -1,
 	.parse = options_parse_plain,

@@ -90,7 +90,8 @@ graph_maxima(const struct records_ctx *ctx, const char *path, time_t start,
 	*rrdc = idx[3] >= 0;
 	for (int k = 0; k < 3; k++)
 		if (idx[k] < 0) {
-			records_error(ctx, "%s has no data source '%s'; is it a "
+			records_error(ctx, "%s has no data source '%s'; is "
+			    "it a "
 			    "stressd metrics.rrd?", path, need[k]);
 			goto fail;
 		}
@@ -156,30 +157,27 @@ write_png(const struct records_ctx *ctx, const char *path,
 {
 	char *tmp = output_xprintf("%s.tmp%ld", path, (long)getpid());
 	FILE *fp;
-	int ret = CTL_EXIT_ERROR;
+	int ret = CTL_EXIT_ERROR, saved;
 
-	if ((fp = fopen(tmp, "we")) == NULL) {
-		records_error(ctx, "cannot write %s: %s", path, strerror(errno));
+	if ((fp = fopen(tmp, "we")) == NULL)
 		goto fail;
-	}
 	if (fwrite(img, 1, len, fp) != len) {
-		records_error(ctx, "cannot write %s: %s", path, strerror(errno));
+		saved = errno;
 		fclose(fp);
-		unlink(tmp);
-		goto fail;
+		errno = saved;
+		goto unlink;
 	}
-	if (fclose(fp) == EOF) {
-		records_error(ctx, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto fail;
-	}
-	if (rename(tmp, path) == -1) {
-		records_error(ctx, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto fail;
-	}
+	if (fclose(fp) == EOF || rename(tmp, path) == -1)
+		goto unlink;
 	ret = CTL_EXIT_OK;
+	goto done;
+unlink:
+	saved = errno;
+	unlink(tmp);
+	errno = saved;
 fail:
+	records_error(ctx, "cannot write %s: %s", path, strerror(errno));
+done:
 	free(tmp);
 	return ret;
 }
@@ -239,7 +237,8 @@ graph_argv(const struct graph *g, char **argv)
 	int argc = 0;
 
 	argv[argc++] = output_xprintf("graph");
-	argv[argc++] = output_xprintf("-");	/* the image comes back in memory */
+	/* "-": the image comes back in memory. */
+	argv[argc++] = output_xprintf("-");
 	argv[argc++] = output_xprintf("--imgformat=PNG");
 	argv[argc++] = output_xprintf("--full-size-mode");
 	argv[argc++] = output_xprintf("--width=%u", g->width);
@@ -261,10 +260,12 @@ graph_argv(const struct graph *g, char **argv)
 	argv[argc++] = output_xprintf("VDEF:totavg=tot,AVERAGE");
 	argv[argc++] = output_xprintf("VDEF:totmax=tot,MAXIMUM");
 	argv[argc++] = output_xprintf("VDEF:rateavg=rate,AVERAGE");
-	argv[argc++] = output_xprintf("AREA:tot#9ecae1:total_operations_pending ");
+	argv[argc++] = output_xprintf("AREA:tot#9ecae1:"
+	    "total_operations_pending ");
 	argv[argc++] = output_xprintf("GPRINT:totavg:avg %%8.2lf");
 	argv[argc++] = output_xprintf("GPRINT:totmax:max %%8.0lf\\l");
-	argv[argc++] = output_xprintf("LINE2:sig#d62728:significant_ops_pending  ");
+	argv[argc++] = output_xprintf("LINE2:sig#d62728:"
+	    "significant_ops_pending  ");
 	argv[argc++] = output_xprintf("GPRINT:sigavg:avg %%8.2lf");
 	argv[argc++] = output_xprintf("GPRINT:sigmax:max %%8.0lf\\l");
 	argv[argc++] = output_xprintf("LINE1:scaled#2ca02c:completed updates/s "
@@ -337,12 +338,14 @@ graph_print(const struct records_ctx *ctx, const struct graph *g)
 	json_object_object_add(res, "file", json_object_new_string(ctx->png));
 	json_object_object_add(res, "metrics_rrd",
 	    json_object_new_string(g->rrd));
-	json_object_object_add(res, "width", json_object_new_int((int)g->width));
+	json_object_object_add(res, "width",
+	    json_object_new_int((int)g->width));
 	json_object_object_add(res, "height",
 	    json_object_new_int((int)g->height));
 	json_object_object_add(res, "start",
 	    json_object_new_int64((int64_t)g->start));
-	json_object_object_add(res, "end", json_object_new_int64((int64_t)g->end));
+	json_object_object_add(res, "end",
+	    json_object_new_int64((int64_t)g->end));
 	printf("%s\n", output_json_string(res));
 	json_object_put(res);
 }
@@ -424,8 +427,7 @@ const struct ctl_cmd cmd_graph_entry = {
 	.details =
 	    "RUN is a run id or a report.json path, as for report; the default "
 	    "is the\ncurrent or last run.  The graph is drawn with librrd from "
-	    "the run's\nmetrics.rrd.\n\n"
-	    "Options:\n"
+	    "the run's\nmetrics.rrd.\n\nOptions:\n"
 	    "  -o, --output FILE.png  the PNG to write (required)\n"
 	    "  --width W              image width in pixels, 200 to 8192 "
 	    "(default 800)\n"

@@ -21,6 +21,8 @@
 
 /* report: width of the labels column ("mount options" and a gap). */
 #define REPORT_LABELS		15
+/* report: room for the values beside the labels. */
+#define REPORT_TEXT		(RECORDS_TEXT_WIDTH - REPORT_LABELS)
 
 /* Append "key=value" of every knob but dir (shown as the target). */
 static char *
@@ -39,8 +41,8 @@ params_text(json_object *params)
 			val = output_xprintf("%s", "");
 			for (size_t i = 0; i < json_object_array_length(v);
 			    i++) {
-				next = output_xprintf("%s%s%s", val, i ? "," : "",
-				    json_object_get_string(
+				next = output_xprintf("%s%s%s", val,
+				    i ? "," : "", json_object_get_string(
 				    json_object_array_get_idx(v, i)));
 				free(val);
 				val = next;
@@ -94,7 +96,8 @@ add_time(struct columns *t, const char *label, json_object *rep,
 	columns_add(t, "%s", label);
 	columns_add(t, "%s", iso != NULL ?
 	    output_local_time(iso, true, buf, sizeof(buf)) :
-	    records_state_ended(jpath_str(rep, "state")) ? "-" : "- (still running)");
+	    records_state_ended(jpath_str(rep, "state")) ? "-" :
+	    "- (still running)");
 }
 
 /* "p50 0  p90 2  p99 5  max 7" of one queue. */
@@ -157,8 +160,8 @@ print_rrdcached(json_object *rc)
 	if (json_object_get_boolean(jpath(rc, "restarted")))
 		printf(" rrdcached restarted, its counters began again;");
 	for (size_t i = 0; i < sizeof(grew) / sizeof(*grew); i++) {
-		if (jpath_num(start, grew[i], &v0) && jpath_num(end, grew[i], &v1) &&
-		    v1 >= v0)
+		if (jpath_num(start, grew[i], &v0) &&
+		    jpath_num(end, grew[i], &v1) && v1 >= v0)
 			printf("%s %s +%.0f", i ? "," : "", grew[i], v1 - v0);
 		else
 			printf("%s %s -", i ? "," : "", grew[i]);
@@ -210,8 +213,9 @@ print_errors(json_object *rep)
 {
 	json_object *e = jpath(rep, "errors");
 	json_object *msgs = jpath(e, "first_messages");
-	char *n = jpath_text(e, "count", NULL), *uf = jpath_text(e, "updates_failed",
-	    NULL), *cf = jpath_text(e, "creates_failed", NULL);
+	char *n = jpath_text(e, "count", NULL);
+	char *uf = jpath_text(e, "updates_failed", NULL);
+	char *cf = jpath_text(e, "creates_failed", NULL);
 
 	printf("Errors: %s (updates failed: %s, creates failed: %s)\n", n, uf,
 	    cf);
@@ -230,7 +234,8 @@ report_text(json_object *rep)
 {
 	struct columns *t = columns_new("ll");
 	const char *reason = jpath_str(rep, "reason"), *src;
-	char *id = jpath_text(rep, "run_id", NULL), *st = jpath_text(rep, "state", NULL);
+	char *id = jpath_text(rep, "run_id", NULL);
+	char *st = jpath_text(rep, "state", NULL);
 	char *a, *b, *c, *d, *e;
 	double v;
 
@@ -256,7 +261,7 @@ report_text(json_object *rep)
 	free(a);
 	free(b);
 	a = params_text(jpath(rep, "params"));
-	add_wrapped(t, "parameters", a, RECORDS_TEXT_WIDTH - REPORT_LABELS, ' ');
+	add_wrapped(t, "parameters", a, REPORT_TEXT, ' ');
 	free(a);
 	a = jpath_text(rep, "target.dir", NULL);
 	b = jpath_text(rep, "target.fs_type", NULL);
@@ -273,7 +278,7 @@ report_text(json_object *rep)
 	free(a);
 	free(b);
 	add_wrapped(t, "mount options", (src = jpath_str(rep,
-	    "target.mount_options")) ? src : "-", RECORDS_TEXT_WIDTH - REPORT_LABELS, ',');
+	    "target.mount_options")) ? src : "-", REPORT_TEXT, ',');
 	add_time(t, "started", rep, "started_at");
 	add_time(t, "ended", rep, "ended_at");
 	a = jpath_text(rep, "elapsed_s", "%.1f");
@@ -290,7 +295,8 @@ report_text(json_object *rep)
 	columns_free(t);
 
 	/* The original stresser's wording, so old notes still compare. */
-	a = jpath_text(rep, "throughput.updates_per_s_since_first_update", "%.2f");
+	a = jpath_text(rep, "throughput.updates_per_s_since_first_update",
+	    "%.2f");
 	b = jpath_text(rep, "throughput.updates_per_s_all_time", "%.2f");
 	printf("\nThroughput\n  %s updates/sec avg since first update, %s "
 	    "updates/sec avg for all time\n", a, b);
@@ -420,13 +426,11 @@ const struct ctl_cmd cmd_report_entry = {
 	.details =
 	    "RUN is a run id, or the path of a report.json file (anything with "
 	    "a '/' or\nending in .json), which is read without asking the "
-	    "daemon; the default is\nthe current or last run.\n\n"
-	    "Options:\n"
+	    "daemon; the default is\nthe current or last run.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
 	    "  --json      print the record (report.json) unchanged\n"
-	    "  -h, --help  print this help and exit\n\n"
-	    "The exit status is 1 if there is no such run or a file cannot be "
-	    "read.\n",
+	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
+	    "there is no such run or a file cannot be read.\n",
 	.options = (const struct option[]){
 		{ "csv", no_argument, NULL, OPT_CSV },
 		OPTIONS_COMMON,

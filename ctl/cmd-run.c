@@ -130,9 +130,9 @@ const struct ctl_cmd cmd_stop_entry = {
 	    "Options:\n"
 	    "  --no-drain  drop the queued updates instead of writing them\n"
 	    "  --no-wait   reply at once instead of when the run has ended\n"
-	    "  -h, --help  print this help and exit\n\n"
-	    "With wait (the default) the final stats are printed and the exit "
-	    "status is 1\nif the run failed.\n",
+	    "  -h, --help  print this help and exit\n\nWith wait (the default) "
+	    "the final stats are printed and the exit status is 1\nif the run "
+	    "failed.\n",
 	.options = (const struct option[]){
 		{ "no-drain", no_argument, NULL, OPT_NO_DRAIN },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
@@ -153,9 +153,9 @@ const struct ctl_cmd cmd_wait_entry = {
 	.details =
 	    "Options:\n"
 	    "  --timeout SECONDS  give up after this long (exit status 1)\n"
-	    "  -h, --help         print this help and exit\n\n"
-	    "The exit status is 0 if the run is done or stopped (or there was "
-	    "none), 1 if it\nfailed.\n",
+	    "  -h, --help         print this help and exit\n\nThe exit status "
+	    "is 0 if the run is done or stopped (or there was none), 1 if it\n"
+	    "failed.\n",
 	.options = (const struct option[]){
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		OPTIONS_COMMON,

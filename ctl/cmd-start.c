@@ -75,16 +75,16 @@ check_value(const struct knob *k, json_object *v, const char *what,
 		/* A huge unsigned value wraps to a negative int64. */
 		if (!isfinite(d) || d < k->min || d > k->max ||
 		    (k->type == KNOB_UINT && json_object_get_int64(v) < 0)) {
-			options_usage_error(cmd, "%s: '%s' is out of range (%.15g to "
-			    "%.15g)", what, text, k->min, k->max);
+			options_usage_error(cmd, "%s: '%s' is out of range "
+			    "(%.15g to %.15g)", what, text, k->min, k->max);
 			return CTL_EXIT_USAGE;
 		}
 		return PARSE_OK;
 	}
 	case KNOB_RRAS:
 		if (json_object_array_length(v) == 0) {
-			options_usage_error(cmd, "%s: '%s' holds no RRA definition",
-			    what, text);
+			options_usage_error(cmd, "%s: '%s' holds no RRA "
+			    "definition", what, text);
 			return CTL_EXIT_USAGE;
 		}
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -92,9 +92,9 @@ check_value(const struct knob *k, json_object *v, const char *what,
 			    json_object_array_get_idx(v, i));
 
 			if (strncmp(s, "RRA:", 4) != 0) {
-				options_usage_error(cmd, "%s: '%s' is not an RRA "
-				    "definition (RRA:CF:XFF:STEPS:ROWS)", what,
-				    s);
+				options_usage_error(cmd, "%s: '%s' is not an "
+				    "RRA definition (RRA:CF:XFF:STEPS:ROWS)",
+				    what, s);
 				return CTL_EXIT_USAGE;
 			}
 		}
@@ -219,7 +219,8 @@ set_property(struct ctl *ctl, const char *def)
 	int ret = CTL_EXIT_USAGE;
 
 	if (eq == NULL || eq == def) {
-		options_usage_error(ctl->cmd, "-D '%s': expected PROPERTY=VALUE", def);
+		options_usage_error(ctl->cmd, "-D '%s': expected "
+		    "PROPERTY=VALUE", def);
 		goto fail;
 	}
 	if ((name = strndup(def, (size_t)(eq - def))) == NULL ||
@@ -482,8 +483,8 @@ check_dirs(struct ctl *ctl, bool sweep)
 			options_usage_error(ctl->cmd,
 			    "at least one --dir is required");
 		else if (json_object_object_get_ex(ctl->args, "dir", NULL))
-			options_usage_error(ctl->cmd, "-D stresstest.file: give "
-			    "the directories with --dir");
+			options_usage_error(ctl->cmd, "-D stresstest.file: "
+			    "give the directories with --dir");
 		else
 			return PARSE_OK;
 		return CTL_EXIT_USAGE;

@@ -90,8 +90,8 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	int nd = ctx->nsweep_dirs;
 
 	for (int d = 0; d < nd && !any; d++)
-		any = sweep_spread(ctx, reps, n, d, "counters.updates_completed",
-		    &s);
+		any = sweep_spread(ctx, reps, n, d,
+		    "counters.updates_completed", &s);
 	if (!any)
 		return;
 	printf("\nAcross repeats: mean +- sample standard deviation [min, max] "
@@ -114,18 +114,16 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 		columns_add(t, "%d", s.n);
 	}
 	for (size_t r = 0; r < cmd_compare_nrows; r++) {
-		const char *fmt = cmd_compare_rows[r].dfmt ? cmd_compare_rows[r].dfmt :
-		    "%.1f";
+		const struct compare_row *row = &cmd_compare_rows[r];
+		const char *fmt = row->dfmt ? row->dfmt : "%.1f";
 
-		if (!sweep_row(&cmd_compare_rows[r]) ||
-		    !cmd_compare_present(reps, n, cmd_compare_rows[r].path))
+		if (!sweep_row(row) || !cmd_compare_present(reps, n, row->path))
 			continue;
-		columns_add(t, "%s", cmd_compare_rows[r].label);
+		columns_add(t, "%s", row->label);
 		for (int d = 0; d < nd; d++) {
 			char *m, *sd, *lo, *hi;
 
-			if (!sweep_spread(ctx, reps, n, d, cmd_compare_rows[r].path,
-			    &s)) {
+			if (!sweep_spread(ctx, reps, n, d, row->path, &s)) {
 				columns_add(t, "-");
 				continue;
 			}
@@ -163,18 +161,19 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 		json_object_object_add(e, "dir",
 		    json_object_new_string(ctx->sweep_dirs[d]));
 		for (int i = d; i < n; i += ctx->nsweep_dirs)
-			json_object_array_add(ids, json_object_get(jpath(reps[i],
-			    "run_id")));
+			json_object_array_add(ids,
+			    json_object_get(jpath(reps[i], "run_id")));
 		json_object_object_add(e, "runs", ids);
 		for (size_t r = 0; r < cmd_compare_nrows; r++) {
+			const struct compare_row *row = &cmd_compare_rows[r];
 			json_object *v;
 
-			if (!sweep_row(&cmd_compare_rows[r]) ||
-			    !sweep_spread(ctx, reps, n, d, cmd_compare_rows[r].path,
-			    &s))
+			if (!sweep_row(row) ||
+			    !sweep_spread(ctx, reps, n, d, row->path, &s))
 				continue;
 			v = output_nomem(json_object_new_object());
-			json_object_object_add(v, "n", json_object_new_int(s.n));
+			json_object_object_add(v, "n",
+			    json_object_new_int(s.n));
 			json_object_object_add(v, "mean",
 			    json_object_new_double(s.mean));
 			json_object_object_add(v, "stddev",
@@ -183,7 +182,7 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 			    json_object_new_double(s.min));
 			json_object_object_add(v, "max",
 			    json_object_new_double(s.max));
-			json_object_object_add(st, cmd_compare_rows[r].path, v);
+			json_object_object_add(st, row->path, v);
 		}
 		json_object_object_add(e, "stats", st);
 		json_object_array_add(dirs, e);
@@ -339,7 +338,8 @@ run_sweep(const struct records_ctx *rec)
 			rc = CTL_EXIT_ERROR;
 			break;
 		}
-		json_object_object_add(args, "dir", json_object_new_string(sub));
+		json_object_object_add(args, "dir",
+		    json_object_new_string(sub));
 		json_object_object_add(args, "sweep_id",
 		    json_object_new_string(sweep_id));
 		if ((res = call_daemon(ctl, "start", args, &rc)) == NULL) {
@@ -407,27 +407,25 @@ const struct ctl_cmd cmd_sweep_entry = {
 	.summary = "run the same run in each directory and compare them",
 	.details =
 	    "The runs go one after another in the order A B C A B C ... (each "
-	    "directory\nonce per repeat, interleaved to expose drift), all with "
-	    "the same knobs, so\nthe same seed.  Each run writes fresh files "
-	    "in a new subdirectory\nDIR/sweep-ID-K (K: the run's number in the "
-	    "sweep), created by stressd;\nnothing is removed.  Each run is "
-	    "recorded as usual, its sweep_id knob set\nto ID (s-TIME-PID, "
+	    "directory\nonce per repeat, interleaved to expose drift), all "
+	    "with the same knobs, so\nthe same seed.  Each run writes fresh "
+	    "files in a new subdirectory\nDIR/sweep-ID-K (K: the run's number "
+	    "in the sweep), created by stressd;\nnothing is removed.  Each run "
+	    "is recorded as usual, its sweep_id knob set\nto ID (s-TIME-PID, "
 	    "shown by runs).  At the end the runs are compared as\nby compare; "
 	    "with --repeat above 1, each directory's mean, sample standard\n"
 	    "deviation, minimum and maximum across its done runs follow.  "
-	    "Progress goes to\nstderr.\n\n"
-	    "Options:\n"
+	    "Progress goes to\nstderr.\n\nOptions:\n"
 	    "  --dir DIR     a directory to sweep (repeatable; at least one)\n"
 	    "  --repeat N    runs per directory, 1 to 1000 (default 1)\n"
 	    "  --profile P   start every run from [profile P] of stressd.conf\n"
-	    "  -h, --help    print this help and exit\n"
-	    "and every option of start but --sweep-id (see stressctl start "
-	    "--help).\n\n"
-	    "Ctrl-C stops the current run with a drain, waits for it, prints "
-	    "the compare\nof the runs so far (the stopped one included, not in "
-	    "the means) and exits\nwith status 130; a second Ctrl-C exits at "
-	    "once.  A failed run does not end\nthe sweep, but the exit status "
-	    "is then 1; a refused start ends it.\n",
+	    "  -h, --help    print this help and exit\nand every option of "
+	    "start but --sweep-id (see stressctl start --help).\n\nCtrl-C "
+	    "stops the current run with a drain, waits for it, prints the "
+	    "compare\nof the runs so far (the stopped one included, not in the "
+	    "means) and exits\nwith status 130; a second Ctrl-C exits at once. "
+	    " A failed run does not end\nthe sweep, but the exit status is "
+	    "then 1; a refused start ends it.\n",
 	.parse = parse_sweep,
 	.run = run_sweep,
 };

@@ -205,8 +205,8 @@ watch_draw(struct watch *w, const struct watch_now *now)
 	snprintf(lines[0], sizeof(lines[0]), "stressd run %" PRId64 ": %s, "
 	    "%.1f s", now->run_id, now->state, now->t);
 	snprintf(lines[1], sizeof(lines[1]), "[%s] %5.1f%%  %.0f/%.0f  ETA %s",
-	    bar, 100 * frac, now->done, now->max, records_state_ended(now->state) ?
-	    "-" : eta);
+	    bar, 100 * frac, now->done, now->max,
+	    records_state_ended(now->state) ? "-" : eta);
 	snprintf(lines[2], sizeof(lines[2]), "updates/s     %.1f now, %.1f "
 	    "overall", now->rate, now->overall);
 	snprintf(lines[3], sizeof(lines[3]), "queue         significant %.0f "
@@ -237,7 +237,8 @@ watch_line(const struct watch *w, const struct watch_now *now)
 	    "overall=%.1f/s eta=%s\n", now->t, now->run_id, now->state,
 	    now->done, now->max, now->sig, now->total,
 	    w->sig_sum / (double)w->seen, w->total_sum / (double)w->seen,
-	    now->rate, now->overall, records_state_ended(now->state) ? "-" : eta);
+	    now->rate, now->overall,
+	    records_state_ended(now->state) ? "-" : eta);
 }
 
 /* Sleep until the monotonic time until, or a signal. */
@@ -372,15 +373,16 @@ const struct ctl_cmd cmd_watch_entry = {
 	.details =
 	    "Options:\n"
 	    "  --interval SECONDS  refresh period, 0.1 to 3600 (default: the "
-	    "run's\n                      sample interval)\n"
+	    "run's\n"
+	    "                      sample interval)\n"
 	    "  --count N           stop after N refreshes\n"
 	    "  --json              print each refresh's stats as one line of "
 	    "JSON\n"
-	    "  -h, --help          print this help and exit\n\n"
-	    "On a terminal the view is redrawn in place; otherwise one line is "
-	    "printed per\nrefresh.  The exit status is 0 when the run ends done "
-	    "or stopped (or none is\nactive), 1 if it failed.  Ctrl-C stops "
-	    "watching with status 0.\n",
+	    "  -h, --help          print this help and exit\n\nOn a terminal "
+	    "the view is redrawn in place; otherwise one line is printed per\n"
+	    "refresh.  The exit status is 0 when the run ends done or stopped "
+	    "(or none is\nactive), 1 if it failed.  Ctrl-C stops watching with "
+	    "status 0.\n",
 	.options = (const struct option[]){
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "count", required_argument, NULL, OPT_COUNT },

@@ -58,10 +58,12 @@ jpath_text(json_object *o, const char *path, const char *dfmt)
 	switch (json_object_get_type(v)) {
 	case json_type_int:
 		if (dfmt == NULL)
-			return output_xprintf("%" PRId64, json_object_get_int64(v));
+			return output_xprintf("%" PRId64,
+			    json_object_get_int64(v));
 		return output_xprintf(dfmt, json_object_get_double(v));
 	case json_type_double:
-		return output_xprintf(dfmt ? dfmt : "%g", json_object_get_double(v));
+		return output_xprintf(dfmt ? dfmt : "%g",
+		    json_object_get_double(v));
 	case json_type_string:
 	case json_type_boolean:
 		return output_xprintf("%s", json_object_get_string(v));

@@ -51,7 +51,8 @@ kv_add(struct kv *t, char *name)
 
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 32;
-		t->rows = output_nomem(realloc(t->rows, t->cap * sizeof(*t->rows)));
+		t->rows = output_nomem(realloc(t->rows,
+		    t->cap * sizeof(*t->rows)));
 	}
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
@@ -90,7 +91,8 @@ static bool
 cell_sets_width(const struct kv *t, const struct kv_row *r, int c)
 {
 	if (t->right)
-		return !(r->ncells == 1 && columns_width(r->cell[0]) > WIDE_CELL);
+		return !(r->ncells == 1 &&
+		    columns_width(r->cell[0]) > WIDE_CELL);
 	/* A left-aligned last cell needs no padding, so may be any length. */
 	return c < r->ncells - 1;
 }
@@ -145,7 +147,8 @@ kv_text(json_object *v, const char *dfmt)
 	case json_type_null:
 		return output_xstrdup("-");
 	case json_type_boolean:
-		return output_xstrdup(json_object_get_boolean(v) ? "true" : "false");
+		return output_xstrdup(json_object_get_boolean(v) ? "true" :
+		    "false");
 	case json_type_int:
 		if (dfmt != NULL)
 			return output_xprintf(dfmt, json_object_get_double(v));
@@ -214,7 +217,8 @@ add_array(struct kv *t, const char *name, json_object *a)
 	char *line;
 
 	if (n == 0) {
-		kv_cell(kv_add(t, output_xstrdup(name)), output_xstrdup("(none)"));
+		kv_cell(kv_add(t, output_xstrdup(name)),
+		    output_xstrdup("(none)"));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -230,7 +234,8 @@ add_array(struct kv *t, const char *name, json_object *a)
 		for (size_t i = 0; i < n; i++) {
 			char *v = kv_text(json_object_array_get_idx(a, i),
 			    NULL);
-			char *next = output_xprintf("%s%s%s", line, i ? ", " : "", v);
+			char *next = output_xprintf("%s%s%s", line,
+			    i ? ", " : "", v);
 
 			free(v);
 			free(line);
@@ -311,8 +316,8 @@ add_progress(struct kv *t, json_object *o)
 	max = json_object_get_int64(m);
 	r = kv_add(t, output_xstrdup("progress"));
 	if (max > 0)
-		kv_cell(r, output_xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)", gen,
-		    max, 100.0 * (double)gen / (double)max));
+		kv_cell(r, output_xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)",
+		    gen, max, 100.0 * (double)gen / (double)max));
 	else
 		kv_cell(r, output_xprintf("%" PRId64 "/%" PRId64, gen, max));
 }

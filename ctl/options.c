@@ -55,10 +55,11 @@ options_error(const struct ctl_cmd *cmd, int c, char **argv,
 
 	if (c == ':') {
 		if (optopt > 0 && optopt < 256)
-			options_usage_error(cmd, "option '-%c' requires a value",
-			    optopt);
+			options_usage_error(cmd, "option '-%c' requires a "
+			    "value", optopt);
 		else
-			options_usage_error(cmd, "option '%s' requires a value", arg);
+			options_usage_error(cmd, "option '%s' requires a "
+			    "value", arg);
 		return CTL_EXIT_USAGE;
 	}
 	if (optopt > 0 && optopt < 256) {
@@ -70,8 +71,8 @@ options_error(const struct ctl_cmd *cmd, int c, char **argv,
 		for (const struct option *o = opts; o->name != NULL; o++)
 			if (strlen(o->name) == (size_t)(eq - arg - 2) &&
 			    strncmp(o->name, arg + 2, strlen(o->name)) == 0) {
-				options_usage_error(cmd, "option '--%s' takes no value, "
-				    "not '%s'", o->name, eq + 1);
+				options_usage_error(cmd, "option '--%s' takes "
+				    "no value, not '%s'", o->name, eq + 1);
 				return CTL_EXIT_USAGE;
 			}
 	options_usage_error(cmd, "unknown or ambiguous option '%s'", arg);
@@ -152,8 +153,9 @@ options_number(const struct ctl_cmd *cmd, const char *opt, const char *text,
 	d = strtod(text, &end);
 	if (*text == '\0' || *end != '\0' || errno != 0 || !isfinite(d) ||
 	    d < min || d > max || (integer && d != floor(d))) {
-		options_usage_error(cmd, "%s: '%s' is not %s from %g to %g", opt, text,
-		    integer ? "a whole number" : "a number", min, max);
+		options_usage_error(cmd, "%s: '%s' is not %s from %g to %g",
+		    opt, text, integer ? "a whole number" : "a number", min,
+		    max);
 		return CTL_EXIT_USAGE;
 	}
 	*out = d;

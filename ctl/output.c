@@ -101,13 +101,15 @@ static const struct kv_field stats_fields[] = {
 	{ "max_updates", NULL, NULL, NULL, KV_SHOWN },
 	KV_SEP,
 	KV_F("total_operations_pending"), KV_F("significant_ops_pending"),
-	KV_F("files_with_significant_work"), KV_F("files_with_insignificant_work"),
+	KV_F("files_with_significant_work"),
+	KV_F("files_with_insignificant_work"),
 	KV_F("in_flight"), KV_F("creates_pending"),
 	KV_SEP,
 	KV_F("offered"), KV_F("enqueued"), KV_F("dropped"), KV_F("discarded"),
 	KV_F("significant_ops_enqueued"), KV_F("significant_ops_dequeued"),
 	KV_F("significant_ops_completed"), KV_F("dequeued_operations"),
-	KV_F("dequeued_items"), KV_F("creates_completed"), KV_F("creates_failed"),
+	KV_F("dequeued_items"), KV_F("creates_completed"),
+	KV_F("creates_failed"),
 	KV_F("updates_completed"), KV_F("updates_failed"), KV_F("update_calls"),
 	KV_F("errors"),
 	{ "errors_by_kind", NULL, NULL, NULL, KV_COUNTS },
@@ -292,8 +294,9 @@ output_text_status(json_object *res)
 		t.indent -= 2;
 	} else if (found) {
 		/* null: no run since the daemon started. */
-		kv_cell(kv_add(&t, output_xstrdup("run")), json_object_is_type(run,
-		    json_type_null) ? output_xstrdup("none") : kv_text(run, NULL));
+		kv_cell(kv_add(&t, output_xstrdup("run")),
+		    json_object_is_type(run, json_type_null) ?
+		    output_xstrdup("none") : kv_text(run, NULL));
 	}
 	kv_print(&t);
 	kv_free(&t);
@@ -415,7 +418,8 @@ output_text_runs(json_object *res)
 		columns_add(t, "%s", cells[0]);
 		columns_add(t, "%s", json_object_is_type(v,
 		    json_type_string) ? output_local_time(
-		    json_object_get_string(v), false, when, sizeof(when)) : "-");
+		    json_object_get_string(v), false, when, sizeof(when)) :
+		    "-");
 		columns_add(t, "%s", cells[1]);
 		columns_add(t, "%s", cells[2]);
 		columns_add(t, "%s", cells[3]);

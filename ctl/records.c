@@ -131,8 +131,8 @@ load_file(const struct records_ctx *ctx, const char *path, int *rc)
 	if (!json_object_is_type(rep, json_type_object) ||
 	    !json_object_object_get_ex(rep, "schema", &schema) ||
 	    !json_object_is_type(schema, json_type_int)) {
-		records_error(ctx, "%s: not a stressd run record (no \"schema\")",
-		    path);
+		records_error(ctx, "%s: not a stressd run record "
+		    "(no \"schema\")", path);
 		goto fail;
 	}
 	/* Newer schemas only add keys; what is missing shows as "-". */
@@ -170,8 +170,8 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
 	rep = ctx->call(ctx->call_arg, "report", args, rc);
 	json_object_put(args);
 	if (rep != NULL && !json_object_is_type(rep, json_type_object)) {
-		records_error(ctx, "the daemon's report is not an object: %.200s",
-		    output_json_string(rep));
+		records_error(ctx, "the daemon's report is not an object: "
+		    "%.200s", output_json_string(rep));
 		json_object_put(rep);
 		*rc = CTL_EXIT_ERROR;
 		return NULL;
@@ -197,8 +197,8 @@ records_file(const char *run, json_object *rep, const char *key,
 	if (named != NULL && (base = strrchr(named, '/')) != NULL)
 		name = base + 1;
 	slash = strrchr(run, '/');
-	beside = slash != NULL ? output_xprintf("%.*s/%s", (int)(slash - run), run,
-	    name) : output_xprintf("%s", name);
+	beside = slash != NULL ? output_xprintf("%.*s/%s",
+	    (int)(slash - run), run, name) : output_xprintf("%s", name);
 	if (named == NULL || access(beside, F_OK) == 0)
 		return beside;
 	free(beside);

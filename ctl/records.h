@@ -69,8 +69,8 @@ json_object	*records_load(const struct records_ctx *ctx, const char *run,
  * record is used when there is none.  NULL if the record names no such
  * file.
  */
-char		*records_file(const char *run, json_object *rep, const char *key,
-		    const char *name);
+char		*records_file(const char *run, json_object *rep,
+		    const char *key, const char *name);
 
 /* Whether a run in state has ended (done, stopped, failed; idle: none). */
 bool	 records_state_ended(const char *state);

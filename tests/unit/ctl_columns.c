@@ -43,7 +43,7 @@ test_width(void **state)
 	assert_int_equal(columns_width(""), 0);
 	assert_int_equal(columns_width("abc"), 3);
 	/* Two, three and four byte sequences are one character each. */
-	assert_int_equal(columns_width("d\xc3\xbc"), 2);		/* dü */
+	assert_int_equal(columns_width("d\xc3\xbc"), 2);	/* dü */
 	assert_int_equal(columns_width("\xe2\x96\x81x"), 2);	/* ▁x */
 	assert_int_equal(columns_width("\xf0\x9f\x98\x80"), 1);	/* 😀 */
 }
