@@ -39,6 +39,9 @@ test_entries_complete(void **state)
 			assert_null(c->json);
 			assert_null(c->check);
 		}
+		/* An option function has options to be given. */
+		if (c->option != NULL)
+			assert_non_null(c->options);
 		assert_true(c->min_runs >= 0);
 		assert_true(c->max_runs < 0 || c->max_runs >= c->min_runs);
 	}
