@@ -1,9 +1,9 @@
 /*
- * stressctl's view of run records: report, compare, watch and graph.
- * A record is a run's report.json, fetched from stressd (`report`) or read
- * from a file, so runs from other hosts can be read and compared here.
- * These commands make several requests, or none, so they are given a way
- * to call the daemon instead of the single request of the other commands.
+ * stressctl's run records: a run's report.json, fetched from stressd
+ * (`report`) or read from a file, so runs from other hosts can be read and
+ * compared here.  The record commands (report, compare, watch, graph,
+ * sweep) make several requests, or none, so they are given a way to call
+ * the daemon instead of the single request of the other commands.
  */
 #ifndef STRESSCTL_RECORDS_H
 #define STRESSCTL_RECORDS_H
@@ -44,24 +44,39 @@ struct records_ctx {
 	const char	 *sweep_id;
 };
 
-/* graph image size in pixels: default and bounds of --width/--height. */
-#define RECORDS_GRAPH_WIDTH		800
-#define RECORDS_GRAPH_HEIGHT		300
-#define RECORDS_GRAPH_MIN_WIDTH		200
-#define RECORDS_GRAPH_MIN_HEIGHT	100
-#define RECORDS_GRAPH_MAX_SIZE		8192
+/* Text is wrapped to this many columns. */
+#define RECORDS_TEXT_WIDTH	79
 
 /* A RUN operand that names a report.json file rather than a run id:
  * anything containing '/' or ending in ".json". */
-bool	records_is_path(const char *run);
+bool	 records_is_path(const char *run);
 
-/* Each returns stressctl's exit status. */
-int	records_report(const struct records_ctx *ctx);
-int	records_compare(const struct records_ctx *ctx);
-/* compare of a sweep's runs, then each directory's mean and spread across
- * its repeats. */
-int	records_sweep(const struct records_ctx *ctx);
-int	records_watch(const struct records_ctx *ctx);
-int	records_graph(const struct records_ctx *ctx);
+/* "stressctl CMD: message" on stderr. */
+void	 records_error(const struct records_ctx *ctx, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The record of run (an id or a report.json path; NULL: the daemon's
+ * current or last run).  NULL with *rc the exit status on failure, the
+ * reason printed (*rc 0: a dry run, nothing more to do).
+ */
+json_object	*records_load(const struct records_ctx *ctx, const char *run,
+		    int *rc);
+/*
+ * The path of a file of the record (files.KEY, named name by default), a
+ * malloc'd string.  A record read from a file may have travelled from
+ * another host, so the same name beside it comes first; the path in the
+ * record is used when there is none.  NULL if the record names no such
+ * file.
+ */
+char		*records_file(const char *run, json_object *rep,
+		    const char *key, const char *name);
+
+/* Whether a run in state has ended (done, stopped, failed; idle: none). */
+bool	 records_state_ended(const char *state);
+
+/* "value: count" lines of a histogram (report.json's [{value, [upper,]
+ * count}]) with a bar of '#' proportional to the count. */
+void	 records_histogram(json_object *hist, int indent);
 
 #endif

@@ -1,0 +1,167 @@
+/* Requests to stressd and their replies' envelopes (see call.h); the
+ * transport and its reply limit (CLIENT_MAX_REPLY) are client.c's. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "call.h"
+#include "client.h"
+#include "cmd.h"
+#include "output.h"
+#include "proto.h"
+
+/*
+ * Check a reply's envelope.  Returns CALL_OK with *reply the parsed
+ * reply (to be put by the caller), or the exit status, an error reply
+ * already printed.
+ */
+static int
+parse_reply(struct ctl *ctl, const char *line, json_object **reply)
+{
+	struct json_tokener *tok = NULL;
+	json_object *ok, *id, *err, *v;
+	int ret = CTL_EXIT_ERROR;
+	size_t len = strlen(line);
+
+	*reply = NULL;
+	if ((tok = json_tokener_new()) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		goto fail;
+	}
+	*reply = json_tokener_parse_ex(tok, line, (int)len);
+	if (*reply == NULL ||
+	    json_tokener_get_error(tok) != json_tokener_success ||
+	    !json_object_is_type(*reply, json_type_object) ||
+	    !json_object_object_get_ex(*reply, "ok", &ok) ||
+	    !json_object_is_type(ok, json_type_boolean)) {
+		fprintf(stderr, "stressctl: malformed reply from %s: %.200s\n",
+		    ctl->socket, line);
+		goto fail;
+	}
+	/* We sent id 1; anything else is somebody else's answer. */
+	if (json_object_object_get_ex(*reply, "id", &id) &&
+	    json_object_get_int(id) != 1) {
+		fprintf(stderr, "stressctl: reply from %s carries id %s, not "
+		    "1\n", ctl->socket, json_object_get_string(id));
+		goto fail;
+	}
+	if (!json_object_get_boolean(ok)) {
+		const char *code = "error", *msg = "(no message)";
+		const char *field = NULL;
+
+		if (json_object_object_get_ex(*reply, "error", &err)) {
+			if (json_object_object_get_ex(err, "code", &v))
+				code = json_object_get_string(v);
+			if (json_object_object_get_ex(err, "message", &v))
+				msg = json_object_get_string(v);
+			if (json_object_object_get_ex(err, "field", &v) &&
+			    !json_object_is_type(v, json_type_null))
+				field = json_object_get_string(v);
+		}
+		fprintf(stderr, "stressctl: %s: %s%s%s%s\n", code, msg,
+		    field ? " (field: " : "", field ? field : "",
+		    field ? ")" : "");
+		goto fail;
+	}
+	ret = CALL_OK;
+fail:
+	if (ret != CALL_OK) {
+		json_object_put(*reply);
+		*reply = NULL;
+	}
+	if (tok != NULL)
+		json_tokener_free(tok);
+	return ret;
+}
+
+/* STRESSCTL_DRY_RUN: print the request instead of sending it. */
+static bool
+dry_run(void)
+{
+	const char *e = getenv("STRESSCTL_DRY_RUN");
+
+	return e != NULL && *e != '\0' && strcmp(e, "0") != 0;
+}
+
+/*
+ * Send {"cmd": name, "args": args, "id": 1} and read the reply.  Returns
+ * CALL_OK with *reply the checked reply, or the exit status with
+ * *reply NULL (a dry run: CTL_EXIT_OK, the request printed).
+ */
+int
+call_request(struct ctl *ctl, const char *name, json_object *args,
+    json_object **reply)
+{
+	json_object *req;
+	const char *line;
+	char *text = NULL, err[1024];
+	int ret = CTL_EXIT_ERROR;
+
+	*reply = NULL;
+	if ((req = json_object_new_object()) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		goto fail;
+	}
+	json_object_object_add(req, "cmd", json_object_new_string(name));
+	json_object_object_add(req, "args", args != NULL ?
+	    json_object_get(args) : json_object_new_object());
+	json_object_object_add(req, "id", json_object_new_int(1));
+	line = output_json_string(req);
+
+	if (dry_run()) {
+		printf("%s\n", line);
+		ret = CTL_EXIT_OK;
+		goto fail;
+	}
+
+	switch (client_call(ctl->socket, line, ctl->timeout, &text, err,
+	    sizeof(err))) {
+	case CLIENT_OK:
+		ret = parse_reply(ctl, text, reply);
+		break;
+	case CLIENT_CONNECT:
+		fprintf(stderr, "stressctl: %s\n", err);
+		ret = CTL_EXIT_CONNECT;
+		break;
+	case CLIENT_TIMEOUT:
+		/* Only we stop waiting; the daemon's run goes on. */
+		fprintf(stderr, "stressctl %s: the run was still going after "
+		    "%g s (the timeout); it goes on\n", ctl->cmd->name,
+		    ctl->timeout);
+		break;
+	case CLIENT_IO:
+		fprintf(stderr, "stressctl: %s\n", err);
+		break;
+	}
+fail:
+	free(text);
+	json_object_put(req);
+	return ret;
+}
+
+/* The record commands' way to the daemon (a records_call_fn). */
+json_object *
+call_daemon(void *arg, const char *name, json_object *args, int *rc)
+{
+	json_object *reply, *res = NULL;
+
+	if ((*rc = call_request(arg, name, args, &reply)) != CALL_OK)
+		return NULL;
+	*rc = CTL_EXIT_OK;
+	/* A reply without a result is treated as an empty one. */
+	if (!json_object_object_get_ex(reply, "result", &res) || res == NULL)
+		res = json_object_new_object();
+	else
+		json_object_get(res);
+	json_object_put(reply);
+	if (res == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		*rc = CTL_EXIT_ERROR;
+	}
+	return res;
+}

@@ -1,0 +1,47 @@
+/* What compare shares with sweep, which shows its runs as compare does
+ * and then their spread (cmd-compare.c). */
+#ifndef STRESSCTL_CMD_COMPARE_H
+#define STRESSCTL_CMD_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "columns.h"
+#include "records.h"
+
+/* compare: narrowest run column (mount options are wrapped to it). */
+#define CMD_COMPARE_MIN_COL	20
+
+/* One row of the comparison: a label and the record's value at path. */
+struct compare_row {
+	const char	*label;
+	const char	*path;
+	const char	*dfmt;		/* printf format of numbers, or NULL */
+};
+
+extern const struct compare_row	cmd_compare_rows[];
+extern const size_t		cmd_compare_nrows;
+
+/* Whether any of the n records has a value at path. */
+bool		 cmd_compare_present(json_object **reps, int n,
+		    const char *path);
+/* A table of a label column (aligned 'l' or 'r') and n right-aligned
+ * columns, one a run (or a directory). */
+struct columns	*cmd_compare_columns(char first, int n);
+
+/* What a caller adds after the comparison of the records: more text, and
+ * more members of the JSON object {"runs": [...]}. */
+struct compare_more {
+	void	(*text)(const struct records_ctx *, json_object **, int);
+	void	(*json)(const struct records_ctx *, json_object **, int,
+		    json_object *all);
+};
+
+/* Load ctx's runs and show them side by side (more may be NULL); returns
+ * the exit status. */
+int		 cmd_compare_show(const struct records_ctx *ctx,
+		    const struct compare_more *more);
+
+#endif

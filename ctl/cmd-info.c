@@ -1,0 +1,64 @@
+/* stressctl stats, status, help and version: one request each, with only
+ * the common options, the reply shown by its view. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "cmd.h"
+#include "options.h"
+#include "proto.h"
+
+static int
+check_version(struct ctl *ctl, json_object *res)
+{
+	json_object *v;
+
+	(void)ctl;
+	/* Warn, not fail: the reply was understood well enough to print. */
+	if (json_object_is_type(res, json_type_object) &&
+	    json_object_object_get_ex(res, "protocol", &v) &&
+	    json_object_get_int(v) != PROTO_VERSION)
+		fprintf(stderr, "stressctl: warning: stressd speaks protocol "
+		    "%s, stressctl protocol %d\n", json_object_get_string(v),
+		    PROTO_VERSION);
+	return CTL_EXIT_OK;
+}
+
+const struct ctl_cmd cmd_stats_entry = {
+	.name = "stats",
+	.usage = "",
+	.summary = "show the counters of the current or last run",
+	.parse = options_parse_plain,
+	.text = output_text_stats,
+	.json = output_json_result,
+};
+
+const struct ctl_cmd cmd_status_entry = {
+	.name = "status",
+	.usage = "",
+	.summary = "show the daemon's state and the current or last run",
+	.parse = options_parse_plain,
+	.text = output_text_status,
+	.json = output_json_result,
+};
+
+const struct ctl_cmd cmd_help_entry = {
+	.name = "help",
+	.usage = "",
+	.summary = "list the commands stressd supports",
+	.parse = options_parse_plain,
+	.text = output_text_help,
+	.json = output_json_result,
+};
+
+const struct ctl_cmd cmd_version_entry = {
+	.name = "version",
+	.usage = "",
+	.summary = "show the versions of stressd and stressctl",
+	.parse = options_parse_plain,
+	.text = output_text_version,
+	.json = output_json_result,
+	.check = check_version,
+};

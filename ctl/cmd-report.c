@@ -1,0 +1,457 @@
+/* stressctl report (one run's record summarised, as JSON, or its samples
+ * as CSV) and runs (the list of recorded runs). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cmd.h"
+#include "columns.h"
+#include "jpath.h"
+#include "options.h"
+#include "output.h"
+#include "proto.h"
+#include "records.h"
+
+/* report: width of the labels column ("mount options" and a gap). */
+#define REPORT_LABELS		15
+/* report: room for the values beside the labels. */
+#define REPORT_TEXT		(RECORDS_TEXT_WIDTH - REPORT_LABELS)
+
+/* Append "key=value" of every knob but dir (shown as the target). */
+static char *
+params_text(json_object *params)
+{
+	char *s = output_xprintf("%s", ""), *next;
+
+	if (!json_object_is_type(params, json_type_object))
+		return s;
+	json_object_object_foreach(params, key, v) {
+		char *val;
+
+		if (strcmp(key, "dir") == 0)
+			continue;
+		if (json_object_is_type(v, json_type_array)) {
+			val = output_xprintf("%s", "");
+			for (size_t i = 0; i < json_object_array_length(v);
+			    i++) {
+				next = output_xprintf("%s%s%s", val,
+				    i ? "," : "", json_object_get_string(
+				    json_object_array_get_idx(v, i)));
+				free(val);
+				val = next;
+			}
+		} else if (json_object_is_type(v, json_type_string) &&
+		    json_object_get_string_len(v) == 0)
+			continue;	/* an unset path, e.g. update_file */
+		else
+			val = jpath_text(v, "", NULL);
+		next = output_xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
+		free(val);
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+/* Add text to a two-column table, wrapped at spaces (or sep) to width,
+ * the first line labelled. */
+static void
+add_wrapped(struct columns *t, const char *label, const char *text,
+    int width, char sep)
+{
+	bool first = true;
+
+	do {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			for (n = width; n > 0 && text[n - 1] != sep; n--)
+				;
+			if (n == 0)
+				n = width;
+		}
+		columns_add(t, "%s", first ? label : "");
+		/* A space separator is not kept at the end of a line. */
+		columns_add(t, "%.*s", sep == ' ' && n > 0 &&
+		    text[n - 1] == ' ' ? n - 1 : n, text);
+		text += n;
+		first = false;
+	} while (*text != '\0');
+}
+
+static void
+add_time(struct columns *t, const char *label, json_object *rep,
+    const char *key)
+{
+	const char *iso = jpath_str(rep, key);
+	char buf[64];
+
+	columns_add(t, "%s", label);
+	columns_add(t, "%s", iso != NULL ?
+	    output_local_time(iso, true, buf, sizeof(buf)) :
+	    records_state_ended(jpath_str(rep, "state")) ? "-" :
+	    "- (still running)");
+}
+
+/* "p50 0  p90 2  p99 5  max 7" of one queue. */
+static void
+print_percentiles(json_object *d, int indent)
+{
+	static const char *const keys[] = { "p50", "p90", "p99", "max" };
+
+	printf("%*s", indent, "");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		char *v = jpath_text(d, keys[i], NULL);
+
+		printf("%s%s %s", i ? "  " : "", keys[i], v);
+		free(v);
+	}
+	putchar('\n');
+}
+
+/* A queue's distribution d: average, percentiles, histogram. */
+static void
+print_dist(json_object *d, const char *key, const char *title,
+    bool histogram)
+{
+	json_object *hist = jpath(d, "histogram");
+	char *avg = jpath_text(d, "average", "%.2f");
+
+	printf("%s (%s)\n  Average: %s\n", title, key, avg);
+	free(avg);
+	print_percentiles(d, 2);
+	if (histogram && json_object_is_type(hist, json_type_array) &&
+	    json_object_array_length(hist) > 0)
+		records_histogram(hist, 2);
+}
+
+static void
+print_queue(json_object *rep, const char *key, const char *title,
+    bool histogram)
+{
+	print_dist(jpath(jpath(rep, "queue_depth"), key), key, title,
+	    histogram);
+}
+
+/* A target rrdcached's queue beside ours, and what it did in the run. */
+static void
+print_rrdcached(json_object *rc)
+{
+	static const char *const grew[] = {
+		"UpdatesReceived", "DataSetsWritten", "UpdatesWritten"
+	};
+	json_object *start = jpath(rc, "at_start"), *end = jpath(rc, "latest");
+	char *a = jpath_text(rc, "address", NULL), *title;
+	double v0, v1;
+
+	title = output_xprintf("rrdcached %s: files waiting to be written",
+	    a);
+	print_dist(jpath(rc, "queue_length"), "QueueLength", title, true);
+	free(title);
+	free(a);
+	printf("  during the run:");
+	if (json_object_get_boolean(jpath(rc, "restarted")))
+		printf(" rrdcached restarted, its counters began again;");
+	for (size_t i = 0; i < sizeof(grew) / sizeof(*grew); i++) {
+		if (jpath_num(start, grew[i], &v0) &&
+		    jpath_num(end, grew[i], &v1) && v1 >= v0)
+			printf("%s %s +%.0f", i ? "," : "", grew[i], v1 - v0);
+		else
+			printf("%s %s -", i ? "," : "", grew[i]);
+	}
+	putchar('\n');
+	if (jpath_num(rc, "flush_s", &v0))
+		printf("  all written %.3f s after the closing FLUSHALL\n", v0);
+	else
+		printf("  not (yet) all written after a closing FLUSHALL\n");
+	if (jpath_num(rc, "samples_without_stats", &v0) && v0 > 0)
+		printf("  %.0f samples without its STATS (no answer)\n", v0);
+}
+
+static void
+print_latency(json_object *rep)
+{
+	static const char *const cols[] = {
+		"min", "mean", "p50", "p90", "p99", "p999", "max"
+	};
+	static const char *const rows[] = {
+		"enqueue_to_persist", "update_call"
+	};
+	struct columns *t = columns_new("lrrrrrrrr");
+
+	columns_add(t, "Latency (ms)");
+	columns_add(t, "count");
+	for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++)
+		columns_add(t, "%s", strcmp(cols[c], "p999") == 0 ?
+		    "p99.9" : cols[c]);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++) {
+		json_object *l = jpath(jpath(rep, "latency_ms"), rows[r]);
+		char *v = jpath_text(l, "count", NULL);
+
+		columns_add(t, "  %s", rows[r]);
+		columns_add(t, "%s", v);
+		free(v);
+		for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++) {
+			v = jpath_text(l, cols[c], "%.3f");
+			columns_add(t, "%s", v);
+			free(v);
+		}
+	}
+	columns_print(t, stdout, 0);
+	columns_free(t);
+}
+
+static void
+print_errors(json_object *rep)
+{
+	json_object *e = jpath(rep, "errors");
+	json_object *msgs = jpath(e, "first_messages");
+	char *n = jpath_text(e, "count", NULL);
+	char *uf = jpath_text(e, "updates_failed", NULL);
+	char *cf = jpath_text(e, "creates_failed", NULL);
+
+	printf("Errors: %s (updates failed: %s, creates failed: %s)\n", n, uf,
+	    cf);
+	for (size_t i = 0; json_object_is_type(msgs, json_type_array) &&
+	    i < json_object_array_length(msgs); i++)
+		printf("  - %s\n", json_object_get_string(
+		    json_object_array_get_idx(msgs, i)));
+	free(n);
+	free(uf);
+	free(cf);
+}
+
+/* The summary of one record for a person. */
+static void
+report_text(json_object *rep)
+{
+	struct columns *t = columns_new("ll");
+	const char *reason = jpath_str(rep, "reason"), *src;
+	char *id = jpath_text(rep, "run_id", NULL);
+	char *st = jpath_text(rep, "state", NULL);
+	char *a, *b, *c, *d, *e;
+	double v;
+
+	printf("Run %s: %s%s%s\n\n", id, st, reason ? ": " : "",
+	    reason ? reason : "");
+	free(id);
+	free(st);
+
+	a = jpath_text(rep, "host.name", NULL);
+	b = jpath_text(rep, "host.kernel", NULL);
+	c = jpath_text(rep, "host.machine", NULL);
+	d = jpath_text(rep, "host.cpus", NULL);
+	columns_add(t, "host");
+	columns_add(t, "%s (kernel %s, %s, %s CPUs)", a, b, c, d);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	a = jpath_text(rep, "stressd_version", NULL);
+	b = jpath_text(rep, "librrd_version", NULL);
+	columns_add(t, "versions");
+	columns_add(t, "stressd %s, librrd %s", a, b);
+	free(a);
+	free(b);
+	a = params_text(jpath(rep, "params"));
+	add_wrapped(t, "parameters", a, REPORT_TEXT, ' ');
+	free(a);
+	a = jpath_text(rep, "target.dir", NULL);
+	b = jpath_text(rep, "target.fs_type", NULL);
+	columns_add(t, "target");
+	columns_add(t, "%s", a);
+	columns_add(t, "filesystem");
+	columns_add(t, "%s", b);
+	free(a);
+	free(b);
+	a = jpath_text(rep, "target.mount_source", NULL);
+	b = jpath_text(rep, "target.mount_point", NULL);
+	columns_add(t, "mount source");
+	columns_add(t, "%s (mounted on %s)", a, b);
+	free(a);
+	free(b);
+	add_wrapped(t, "mount options", (src = jpath_str(rep,
+	    "target.mount_options")) ? src : "-", REPORT_TEXT, ',');
+	add_time(t, "started", rep, "started_at");
+	add_time(t, "ended", rep, "ended_at");
+	a = jpath_text(rep, "elapsed_s", "%.1f");
+	columns_add(t, "elapsed");
+	columns_add(t, "%s s", a);
+	free(a);
+	a = jpath_text(rep, "samples", NULL);
+	b = jpath_text(rep, "sample_interval_s", "%g");
+	columns_add(t, "samples");
+	columns_add(t, "%s, every %s s", a, b);
+	free(a);
+	free(b);
+	columns_print(t, stdout, 0);
+	columns_free(t);
+
+	/* The original stresser's wording, so old notes still compare. */
+	a = jpath_text(rep, "throughput.updates_per_s_since_first_update",
+	    "%.2f");
+	b = jpath_text(rep, "throughput.updates_per_s_all_time", "%.2f");
+	printf("\nThroughput\n  %s updates/sec avg since first update, %s "
+	    "updates/sec avg for all time\n", a, b);
+	free(a);
+	free(b);
+	a = jpath_text(rep, "throughput.creates_per_s", "%.2f");
+	b = jpath_text(rep, "throughput.ops_per_update", "%.2f");
+	printf("  %s creates/sec, %s ops per update\n", a, b);
+	free(a);
+	free(b);
+	a = jpath_text(rep, "counters.updates_completed", NULL);
+	b = jpath_text(rep, "counters.updates_failed", NULL);
+	c = jpath_text(rep, "counters.dropped", NULL);
+	d = jpath_text(rep, "counters.creates_completed", NULL);
+	e = jpath_text(rep, "counters.discarded", NULL);
+	printf("  %s updates completed, %s failed, %s dropped, %s discarded; "
+	    "%s creates\n", a, b, c, e, d);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	free(e);
+	if (jpath_num(rep, "counters.update_calls", &v)) {
+		a = jpath_text(rep, "counters.update_calls", NULL);
+		printf("  %s rrd_update calls\n", a);
+		free(a);
+	}
+
+	putchar('\n');
+	print_queue(rep, "significant_ops_pending",
+	    "Significant operations pending", true);
+	putchar('\n');
+	print_queue(rep, "total_operations_pending", "Total operations pending",
+	    false);
+	if (jpath(rep, "rrdcached") != NULL) {
+		putchar('\n');
+		print_rrdcached(jpath(rep, "rrdcached"));
+	}
+	putchar('\n');
+	print_latency(rep);
+	putchar('\n');
+	print_errors(rep);
+}
+
+/* Copy the run's samples.csv to stdout. */
+static int
+print_csv(const struct records_ctx *ctx, const char *run, json_object *rep)
+{
+	char *path = records_file(run, rep, "samples_csv", "samples.csv");
+	char buf[65536];
+	FILE *fp = NULL;
+	size_t n;
+	int ret = CTL_EXIT_ERROR;
+
+	if (path == NULL) {
+		records_error(ctx, "the record names no samples file "
+		    "(files.samples_csv)");
+		goto fail;
+	}
+	if ((fp = fopen(path, "re")) == NULL) {
+		records_error(ctx, "cannot read the samples %s: %s", path,
+		    strerror(errno));
+		goto fail;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	if (ferror(fp)) {
+		records_error(ctx, "%s: read error", path);
+		goto fail;
+	}
+	ret = CTL_EXIT_OK;
+fail:
+	if (fp != NULL)
+		fclose(fp);
+	free(path);
+	return ret;
+}
+
+static int
+run_report(const struct records_ctx *ctx)
+{
+	const char *run = ctx->nruns > 0 ? ctx->runs[0] : NULL;
+	json_object *rep;
+	int rc;
+
+	if ((rep = records_load(ctx, run, &rc)) == NULL)
+		return rc;
+	if (ctx->csv)
+		rc = print_csv(ctx, run, rep);
+	else if (ctx->json)
+		printf("%s\n", output_json_string(rep));
+	else
+		report_text(rep);
+	json_object_put(rep);
+	return rc;
+}
+
+static int
+report_option(struct ctl *ctl, int c)
+{
+	if (c != OPT_CSV)
+		return OPTIONS_UNKNOWN;
+	ctl->rec.csv = true;
+	return PARSE_OK;
+}
+
+static int
+parse_report(struct ctl *ctl, int argc, char **argv)
+{
+	int ret;
+
+	if ((ret = options_parse(ctl, argc, argv)) != PARSE_OK)
+		return ret;
+	if (ctl->rec.csv && ctl->json) {
+		options_usage_error(ctl->cmd, "--csv and --json exclude each "
+		    "other");
+		return CTL_EXIT_USAGE;
+	}
+	return options_operands(ctl, argc, argv);
+}
+
+const struct ctl_cmd cmd_report_entry = {
+	.name = "report",
+	.usage = "[--csv] [RUN]",
+	.summary = "summarise a run's record",
+	.details =
+	    "RUN is a run id, or the path of a report.json file (anything with "
+	    "a '/' or\nending in .json), which is read without asking the "
+	    "daemon; the default is\nthe current or last run.\n\nOptions:\n"
+	    "  --csv       print the run's samples (samples.csv) instead\n"
+	    "  --json      print the record (report.json) unchanged\n"
+	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
+	    "there is no such run or a file cannot be read.\n",
+	.options = (const struct option[]){
+		{ "csv", no_argument, NULL, OPT_CSV },
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
+	.max_runs = 1,
+	.option = report_option,
+	.parse = parse_report,
+	.run = run_report,
+};
+
+const struct ctl_cmd cmd_runs_entry = {
+	.name = "runs",
+	.usage = "",
+	.summary = "list the recorded runs",
+	.details =
+	    "One line per run the daemon has a record of, oldest first: id, "
+	    "start (local\ntime), state, updates completed, the average of "
+	    "significant_ops_pending,\nfilesystem type, directory and mount "
+	    "options (cut at 32 characters).\n",
+	.parse = options_parse_plain,
+	.text = output_text_runs,
+	.json = output_json_result,
+};

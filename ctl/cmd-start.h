@@ -1,0 +1,14 @@
+/* The run options of start, which sweep takes too (cmd-start.c). */
+#ifndef STRESSCTL_CMD_START_H
+#define STRESSCTL_CMD_START_H
+
+#include <stdbool.h>
+
+#include "cmd.h"
+
+/* Parse start's options into ctl->args; sweep: --dir is repeatable (into
+ * ctl->sweep_dirs) and --repeat is taken.  Returns PARSE_OK or the exit
+ * status. */
+int	cmd_start_options(struct ctl *ctl, int argc, char **argv, bool sweep);
+
+#endif

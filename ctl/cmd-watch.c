@@ -1,0 +1,395 @@
+/* stressctl watch: follow the current run live, redrawn in place on a
+ * terminal, one line per refresh otherwise. */
+#include "config.h"
+
+#include <sys/ioctl.h>
+
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmd.h"
+#include "jpath.h"
+#include "options.h"
+#include "output.h"
+#include "proto.h"
+#include "records.h"
+
+/* watch: values the sparkline shows, and the progress bar's width. */
+#define WATCH_SPARK		40
+#define WATCH_BAR		40
+#define WATCH_LINES		5
+
+static volatile sig_atomic_t watch_interrupted;
+
+static void
+watch_sigint(int sig)
+{
+	(void)sig;
+	watch_interrupted = 1;
+}
+
+/* What watch has seen of the run so far. */
+struct watch {
+	int64_t		 run_id;
+	uint64_t	 spark[WATCH_SPARK];	/* ring of sig values */
+	size_t		 nspark, head;
+	double		 sig_sum, total_sum;
+	unsigned long	 seen;
+	bool		 have_prev;
+	double		 prev_t, prev_done;
+	bool		 tty, drawn;
+};
+
+/* Numbers of one refresh. */
+struct watch_now {
+	const char	*state;
+	int64_t		 run_id;
+	double		 t, max, done, completed;
+	double		 sig, total;
+	double		 rate, overall, eta;	/* eta < 0: unknown */
+};
+
+static double
+num_or_zero(json_object *o, const char *path)
+{
+	double d = 0;
+
+	jpath_num(o, path, &d);
+	return d;
+}
+
+/* Fold one stats reply into w and work out the figures to show. */
+static void
+watch_update(struct watch *w, json_object *st, struct watch_now *now)
+{
+	now->state = jpath_str(st, "state");
+	if (now->state == NULL)
+		now->state = "?";
+	now->run_id = (int64_t)num_or_zero(st, "run_id");
+	now->t = num_or_zero(st, "elapsed_s");
+	now->max = num_or_zero(st, "max_updates");
+	now->completed = num_or_zero(st, "updates_completed");
+	/* Progress counts every update that is finished with, however it
+	 * ended, so a run with drops or failures still reaches 100%. */
+	now->done = now->completed + num_or_zero(st, "updates_failed") +
+	    num_or_zero(st, "dropped") + num_or_zero(st, "discarded");
+	now->sig = num_or_zero(st, "significant_ops_pending");
+	now->total = num_or_zero(st, "total_operations_pending");
+
+	/* A new run: what was seen belongs to the old one. */
+	if (w->seen > 0 && now->run_id != w->run_id) {
+		bool tty = w->tty, drawn = w->drawn;
+
+		memset(w, 0, sizeof(*w));
+		w->tty = tty;
+		w->drawn = drawn;
+	}
+	w->run_id = now->run_id;
+	w->seen++;
+	w->sig_sum += now->sig;
+	w->total_sum += now->total;
+	w->spark[w->head] = (uint64_t)now->sig;
+	w->head = (w->head + 1) % WATCH_SPARK;
+	if (w->nspark < WATCH_SPARK)
+		w->nspark++;
+
+	/* The current rate over our own refresh period; the daemon's
+	 * current window is shared with every other stats caller. */
+	if (w->have_prev && now->t > w->prev_t)
+		now->rate = (now->completed - w->prev_done) /
+		    (now->t - w->prev_t);
+	else
+		now->rate = num_or_zero(st, "rates.current_dequeue.total");
+	w->have_prev = true;
+	w->prev_t = now->t;
+	w->prev_done = now->completed;
+	now->overall = now->t > 0 ? now->completed / now->t : 0;
+	now->eta = -1;
+	if (now->max > 0 && now->done >= now->max)
+		now->eta = 0;
+	else if (now->max > 0 && now->t > 0 && now->done > 0)
+		now->eta = (now->max - now->done) / (now->done / now->t);
+}
+
+static void
+eta_text(double eta, char *buf, size_t len)
+{
+	long s = (long)llround(eta);
+
+	if (eta < 0)
+		snprintf(buf, len, "?");
+	else if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60,
+		    s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+/* The sparkline of the significant queue, scaled to its largest value. */
+static void
+spark_text(const struct watch *w, char *buf, size_t len, uint64_t *maxp)
+{
+	static const char *const bars[] = {
+		"\u2581", "\u2582", "\u2583", "\u2584",
+		"\u2585", "\u2586", "\u2587", "\u2588"
+	};
+	size_t start = (w->head + WATCH_SPARK - w->nspark) % WATCH_SPARK;
+	uint64_t max = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < w->nspark; i++)
+		if (w->spark[(start + i) % WATCH_SPARK] > max)
+			max = w->spark[(start + i) % WATCH_SPARK];
+	for (size_t i = 0; i < w->nspark; i++) {
+		uint64_t v = w->spark[(start + i) % WATCH_SPARK];
+		size_t level = max > 0 ? (size_t)((v * 7 + max / 2) / max) : 0;
+
+		strncat(buf, bars[level], len - strlen(buf) - 1);
+	}
+	*maxp = max;
+}
+
+/* Cut a line to cols characters, so that no line wraps and the cursor
+ * moves of the next redraw stay right. */
+static void
+fit_line(char *line, int cols)
+{
+	int w = 0;
+
+	for (char *p = line; *p != '\0'; p++)
+		if (((unsigned char)*p & 0xc0) != 0x80 && ++w > cols) {
+			*p = '\0';
+			return;
+		}
+}
+
+static int
+term_cols(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		return ws.ws_col - 1;
+	return RECORDS_TEXT_WIDTH;
+}
+
+/* Redraw the view in place: back to its first line, each line cleared. */
+static void
+watch_draw(struct watch *w, const struct watch_now *now)
+{
+	char lines[WATCH_LINES][512], eta[32], spark[WATCH_SPARK * 4 + 1];
+	char bar[WATCH_BAR + 1];
+	double frac = now->max > 0 ? now->done / now->max : 0;
+	uint64_t smax;
+	int filled, cols = term_cols();
+
+	if (frac > 1)
+		frac = 1;
+	filled = (int)(frac * WATCH_BAR);
+	memset(bar, '#', (size_t)filled);
+	memset(bar + filled, '.', (size_t)(WATCH_BAR - filled));
+	bar[WATCH_BAR] = '\0';
+	eta_text(now->eta, eta, sizeof(eta));
+	spark_text(w, spark, sizeof(spark), &smax);
+
+	snprintf(lines[0], sizeof(lines[0]), "stressd run %" PRId64 ": %s, "
+	    "%.1f s", now->run_id, now->state, now->t);
+	snprintf(lines[1], sizeof(lines[1]), "[%s] %5.1f%%  %.0f/%.0f  ETA %s",
+	    bar, 100 * frac, now->done, now->max,
+	    records_state_ended(now->state) ? "-" : eta);
+	snprintf(lines[2], sizeof(lines[2]), "updates/s     %.1f now, %.1f "
+	    "overall", now->rate, now->overall);
+	snprintf(lines[3], sizeof(lines[3]), "queue         significant %.0f "
+	    "(avg %.2f)   total %.0f (avg %.2f)", now->sig,
+	    w->sig_sum / (double)w->seen, now->total,
+	    w->total_sum / (double)w->seen);
+	snprintf(lines[4], sizeof(lines[4]), "significant   %s  max %" PRIu64,
+	    spark, smax);
+
+	if (w->drawn)
+		printf("\033[%dA", WATCH_LINES);
+	for (int i = 0; i < WATCH_LINES; i++) {
+		fit_line(lines[i], cols);
+		printf("\r%s\033[K\n", lines[i]);
+	}
+	w->drawn = true;
+}
+
+/* One plain line per refresh, for logs and pipes. */
+static void
+watch_line(const struct watch *w, const struct watch_now *now)
+{
+	char eta[32];
+
+	eta_text(now->eta, eta, sizeof(eta));
+	printf("t=%.1fs run=%" PRId64 " state=%s done=%.0f/%.0f sig=%.0f "
+	    "total=%.0f sig_avg=%.2f total_avg=%.2f rate=%.1f/s "
+	    "overall=%.1f/s eta=%s\n", now->t, now->run_id, now->state,
+	    now->done, now->max, now->sig, now->total,
+	    w->sig_sum / (double)w->seen, w->total_sum / (double)w->seen,
+	    now->rate, now->overall,
+	    records_state_ended(now->state) ? "-" : eta);
+}
+
+/* Sleep until the monotonic time until, or a signal. */
+static void
+sleep_until(double until)
+{
+	struct timespec now, ts;
+	double left;
+
+	while (!watch_interrupted) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = until - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+		if (left <= 0)
+			return;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		/* EINTR: the loop looks at watch_interrupted again. */
+		nanosleep(&ts, NULL);
+	}
+}
+
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+run_watch(const struct records_ctx *ctx)
+{
+	struct sigaction sa, old_int;
+	struct watch w;
+	struct watch_now now;
+	json_object *status, *st = NULL;
+	double interval = ctx->interval, start;
+	unsigned long n = 0;
+	int rc = CTL_EXIT_OK;
+
+	memset(&w, 0, sizeof(w));
+	w.tty = !ctx->json && isatty(STDOUT_FILENO);
+	/* The refresh follows the run's sampling unless told otherwise. */
+	if ((status = ctx->call(ctx->call_arg, "status", NULL, &rc)) == NULL)
+		return rc;
+	if (interval <= 0 && !jpath_num(status, "run.params.sample_interval",
+	    &interval))
+		interval = 1;
+	if (interval < 0.1)
+		interval = 0.1;
+	json_object_put(status);
+
+	/* Ctrl-C ends the watch, not the program mid-line: the view is left
+	 * whole and the cursor below it.  No SA_RESTART, so a sleep ends. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = watch_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	watch_interrupted = 0;
+
+	start = mono_now();
+	for (;;) {
+		if ((st = ctx->call(ctx->call_arg, "stats", NULL, &rc)) ==
+		    NULL)
+			break;
+		watch_update(&w, st, &now);
+		if (ctx->json)
+			printf("%s\n", output_json_string(st));
+		else if (w.tty)
+			watch_draw(&w, &now);
+		else
+			watch_line(&w, &now);
+		fflush(stdout);
+		n++;
+		if (records_state_ended(now.state)) {
+			rc = strcmp(now.state, "failed") == 0 ?
+			    CTL_EXIT_ERROR : CTL_EXIT_OK;
+			if (rc != CTL_EXIT_OK) {
+				const char *reason = jpath_str(st, "reason");
+
+				records_error(ctx, "run %" PRId64 " failed%s%s",
+				    now.run_id, reason ? ": " : "",
+				    reason ? reason : "");
+			}
+			break;
+		}
+		json_object_put(st);
+		st = NULL;
+		if (watch_interrupted || (ctx->count > 0 && n >= ctx->count))
+			break;
+		/* A fixed cadence: a slow reply does not shift the next. */
+		sleep_until(start + (double)n * interval);
+		if (watch_interrupted)
+			break;
+	}
+	/* The terminal echoed ^C where the cursor was; end that line. */
+	if (watch_interrupted && w.tty)
+		putchar('\n');
+	json_object_put(st);
+	sigaction(SIGINT, &old_int, NULL);
+	return rc;
+}
+
+static int
+watch_option(struct ctl *ctl, int c)
+{
+	double d;
+	int ret;
+
+	switch (c) {
+	case OPT_INTERVAL:
+		if ((ret = options_number(ctl->cmd, "--interval", optarg, 0.1,
+		    3600, false, &d)) != PARSE_OK)
+			return ret;
+		ctl->rec.interval = d;
+		return PARSE_OK;
+	case OPT_COUNT:
+		if ((ret = options_number(ctl->cmd, "--count", optarg, 1, 1e9,
+		    true, &d)) != PARSE_OK)
+			return ret;
+		ctl->rec.count = (unsigned long)d;
+		return PARSE_OK;
+	}
+	return OPTIONS_UNKNOWN;
+}
+
+const struct ctl_cmd cmd_watch_entry = {
+	.name = "watch",
+	.usage = "[--interval S] [--count N]",
+	.summary = "follow the current run live",
+	.details =
+	    "Options:\n"
+	    "  --interval SECONDS  refresh period, 0.1 to 3600 (default: the "
+	    "run's\n"
+	    "                      sample interval)\n"
+	    "  --count N           stop after N refreshes\n"
+	    "  --json              print each refresh's stats as one line of "
+	    "JSON\n"
+	    "  -h, --help          print this help and exit\n\nOn a terminal "
+	    "the view is redrawn in place; otherwise one line is printed per\n"
+	    "refresh.  The exit status is 0 when the run ends done or stopped "
+	    "(or none is\nactive), 1 if it failed.  Ctrl-C stops watching with "
+	    "status 0.\n",
+	.options = (const struct option[]){
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
+	.option = watch_option,
+	.parse = options_parse_plain,
+	.run = run_watch,
+};

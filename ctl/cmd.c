@@ -1,0 +1,68 @@
+/* The command table of stressctl (see cmd.h): lookup and the usage
+ * listing.  Adding a command is one entry in its family's file and one
+ * line here. */
+#include "config.h"
+
+#include <string.h>
+
+#include "cmd.h"
+#include "options.h"
+
+const struct ctl_cmd *const cmd_table[] = {
+	&cmd_start_entry,
+	&cmd_stop_entry,
+	&cmd_stats_entry,
+	&cmd_status_entry,
+	&cmd_wait_entry,
+	&cmd_help_entry,
+	&cmd_version_entry,
+	&cmd_runs_entry,
+	&cmd_report_entry,
+	&cmd_compare_entry,
+	&cmd_watch_entry,
+	&cmd_graph_entry,
+	&cmd_sweep_entry,
+	NULL
+};
+
+const struct ctl_cmd *
+cmd_find(const char *name)
+{
+	for (size_t i = 0; cmd_table[i] != NULL; i++)
+		if (strcmp(cmd_table[i]->name, name) == 0)
+			return cmd_table[i];
+	return NULL;
+}
+
+void
+cmd_print_list(FILE *f)
+{
+	int w = 0;
+
+	fprintf(f, "usage: stressctl [--socket PATH] [--json] [--help] "
+	    "[--version] COMMAND [options]\n\n"
+	    "Control stressd, the RRD storage stress-test daemon.\n\n"
+	    "Commands:\n");
+	for (size_t i = 0; cmd_table[i] != NULL; i++) {
+		const struct ctl_cmd *c = cmd_table[i];
+		int n = (int)(strlen(c->name) + strlen(c->usage) + 1);
+
+		if (n > w)
+			w = n;
+	}
+	for (size_t i = 0; cmd_table[i] != NULL; i++) {
+		const struct ctl_cmd *c = cmd_table[i];
+
+		fprintf(f, "  %s %-*s  %s\n", c->name,
+		    w - (int)strlen(c->name) - 1, c->usage, c->summary);
+	}
+	fprintf(f, "\nOptions:\n"
+	    "  --socket PATH  control socket (default: $STRESSD_SOCKET, "
+	    "else %s)\n"
+	    "  --json         print each reply's result as one line of JSON\n"
+	    "  -h, --help     print this help and exit\n"
+	    "  --version      print stressctl's version and exit\n\n"
+	    "--socket and --json may also follow the command.  Every command "
+	    "takes --help.\n", STRESSD_DEFAULT_SOCKET);
+	options_print_exit_codes(f);
+}

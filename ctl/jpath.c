@@ -1,0 +1,77 @@
+/* Dotted-path access to JSON records (see jpath.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jpath.h"
+#include "output.h"
+
+/* The value at a dotted path ("latency_ms.update_call.p99"), or NULL. */
+json_object *
+jpath(json_object *o, const char *path)
+{
+	char key[128];
+	const char *dot;
+
+	while (o != NULL && *path != '\0') {
+		dot = strchr(path, '.');
+		snprintf(key, sizeof(key), "%.*s",
+		    dot ? (int)(dot - path) : (int)strlen(path), path);
+		if (!json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, key, &o))
+			return NULL;
+		path = dot ? dot + 1 : "";
+	}
+	return o;
+}
+
+bool
+jpath_num(json_object *o, const char *path, double *out)
+{
+	json_object *v = jpath(o, path);
+
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return false;
+	*out = json_object_get_double(v);
+	return true;
+}
+
+/* A string member, or NULL if missing or not a string. */
+const char *
+jpath_str(json_object *o, const char *path)
+{
+	json_object *v = jpath(o, path);
+
+	return json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+}
+
+/* A value as text: numbers with dfmt (or as integers), "-" if missing. */
+char *
+jpath_text(json_object *o, const char *path, const char *dfmt)
+{
+	json_object *v = jpath(o, path);
+
+	switch (json_object_get_type(v)) {
+	case json_type_int:
+		if (dfmt == NULL)
+			return output_xprintf("%" PRId64,
+			    json_object_get_int64(v));
+		return output_xprintf(dfmt, json_object_get_double(v));
+	case json_type_double:
+		return output_xprintf(dfmt ? dfmt : "%g",
+		    json_object_get_double(v));
+	case json_type_string:
+	case json_type_boolean:
+		return output_xprintf("%s", json_object_get_string(v));
+	case json_type_null:
+	case json_type_object:
+	case json_type_array:
+		break;
+	}
+	return output_xprintf("-");
+}
+

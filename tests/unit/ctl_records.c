@@ -1,0 +1,188 @@
+/* Unit tests of ctl/records.c: which RUN operands are paths, loading a
+ * report.json file (and refusing what is not one), the files beside a
+ * record, and which states are ended. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+
+#include "jpath.h"
+#include "proto.h"
+#include "records.h"
+
+static char dir[] = "/tmp/ctl_records.XXXXXX";
+
+static char *
+path_of(const char *name)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s", dir, name) != -1);
+	return p;
+}
+
+static char *
+write_file(const char *name, const char *text)
+{
+	char *p = path_of(name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	return p;
+}
+
+/* A call that must not happen: records read from files ask nobody. */
+static json_object *
+no_call(void *arg, const char *cmd, json_object *args, int *rc)
+{
+	(void)arg;
+	(void)cmd;
+	(void)args;
+	*rc = CTL_EXIT_ERROR;
+	fail_msg("the daemon was called");
+	return NULL;
+}
+
+static const struct records_ctx ctx = { .name = "test", .call = no_call };
+
+static void
+test_is_path(void **state)
+{
+	(void)state;
+	assert_true(records_is_path("runs/3/report.json"));
+	assert_true(records_is_path("report.json"));
+	assert_true(records_is_path("./3"));
+	assert_false(records_is_path("3"));
+	assert_false(records_is_path("3.jso"));
+	assert_false(records_is_path("json"));
+}
+
+static void
+test_load_file(void **state)
+{
+	char *p = write_file("report.json",
+	    "{\"schema\": 1, \"run_id\": 4, \"state\": \"done\"}");
+	json_object *rep;
+	int rc = -1;
+
+	(void)state;
+	rep = records_load(&ctx, p, &rc);
+	assert_non_null(rep);
+	assert_int_equal(rc, CTL_EXIT_OK);
+	assert_int_equal(json_object_get_int(jpath(rep, "run_id")), 4);
+	json_object_put(rep);
+	free(p);
+}
+
+static void
+test_load_refused(void **state)
+{
+	static const char *const bad[] = {
+		"{\"schema\": 1", "[1, 2]", "{\"run_id\": 4}",
+		"{\"schema\": \"1\"}", ""
+	};
+	int rc;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *p = write_file("bad.json", bad[i]);
+
+		rc = -1;
+		assert_null(records_load(&ctx, p, &rc));
+		assert_int_equal(rc, CTL_EXIT_ERROR);
+		free(p);
+	}
+	rc = -1;
+	assert_null(records_load(&ctx, "/nonexistent/report.json", &rc));
+	assert_int_equal(rc, CTL_EXIT_ERROR);
+}
+
+static void
+test_files(void **state)
+{
+	json_object *rep = json_tokener_parse("{\"files\": {\"metrics_rrd\": "
+	    "\"/elsewhere/runs/4/metrics.rrd\"}}");
+	char *rpath = path_of("report.json"), *beside, *f;
+
+	(void)state;
+	/* From the daemon: the path in the record. */
+	f = records_file("4", rep, "metrics_rrd", "metrics.rrd");
+	assert_string_equal(f, "/elsewhere/runs/4/metrics.rrd");
+	free(f);
+	assert_null(records_file("4", rep, "samples_csv", "samples.csv"));
+	/* From a file: the record's path while nothing is beside it... */
+	f = records_file(rpath, rep, "metrics_rrd", "metrics.rrd");
+	assert_string_equal(f, "/elsewhere/runs/4/metrics.rrd");
+	free(f);
+	/* ...and the file beside it once there is one. */
+	beside = write_file("metrics.rrd", "");
+	f = records_file(rpath, rep, "metrics_rrd", "metrics.rrd");
+	assert_string_equal(f, beside);
+	free(f);
+	/* A file the record does not name is looked for beside it. */
+	f = records_file(rpath, rep, "samples_csv", "samples.csv");
+	assert_non_null(strstr(f, "/samples.csv"));
+	free(f);
+	unlink(beside);
+	free(beside);
+	free(rpath);
+	json_object_put(rep);
+}
+
+static void
+test_state_ended(void **state)
+{
+	(void)state;
+	assert_true(records_state_ended("done"));
+	assert_true(records_state_ended("stopped"));
+	assert_true(records_state_ended("failed"));
+	assert_true(records_state_ended("idle"));
+	assert_false(records_state_ended("running"));
+	assert_false(records_state_ended("draining"));
+	assert_false(records_state_ended(NULL));
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = path_of("report.json");
+	unlink(p);
+	free(p);
+	p = path_of("bad.json");
+	unlink(p);
+	free(p);
+	return rmdir(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_is_path),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_load_refused),
+		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_state_ended),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
