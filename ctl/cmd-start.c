@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,51 +60,39 @@ fail:
 	return res;
 }
 
-/* Check a parsed value beyond its syntax, as the daemon would: stressctl's
- * one knob value check, to be replaced by common/knobs.c's. */
+/* Check a parsed value beyond its syntax with the daemon's own check
+ * (knobs_check_value); paths are made absolute here, so any text is one. */
 static int
 check_value(const struct knob *k, json_object *v, const char *what,
     const char *text, const struct ctl_cmd *cmd)
 {
-	switch (k->type) {
-	case KNOB_UINT:
-	case KNOB_DOUBLE: {
-		double d = json_object_get_double(v);
+	size_t bad = 0;
 
-		/* A huge unsigned value wraps to a negative int64. */
-		if (!isfinite(d) || d < k->min || d > k->max ||
-		    (k->type == KNOB_UINT && json_object_get_int64(v) < 0)) {
-			options_usage_error(cmd, "%s: '%s' is out of range "
-			    "(%.15g to %.15g)", what, text, k->min, k->max);
-			return CTL_EXIT_USAGE;
-		}
+	if (k->type == KNOB_STRING)
 		return PARSE_OK;
-	}
-	case KNOB_RRAS:
-		if (json_object_array_length(v) == 0) {
-			options_usage_error(cmd, "%s: '%s' holds no RRA "
-			    "definition", what, text);
-			return CTL_EXIT_USAGE;
-		}
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			const char *s = json_object_get_string(
-			    json_object_array_get_idx(v, i));
-
-			if (strncmp(s, "RRA:", 4) != 0) {
-				options_usage_error(cmd, "%s: '%s' is not an "
-				    "RRA definition (RRA:CF:XFF:STEPS:ROWS)",
-				    what, s);
-				return CTL_EXIT_USAGE;
-			}
-		}
+	switch (knobs_check_value(k, v, &bad)) {
+	case KNOBS_VALUE_OK:
+	case KNOBS_VALUE_PATH:
 		return PARSE_OK;
-	case KNOB_BOOL:
-	case KNOB_STRING:
-	case KNOB_CHOICE:	/* checked by knobs_parse_text */
-	case KNOB_TEXT:		/* likewise */
+	case KNOBS_VALUE_RANGE:
+		options_usage_error(cmd, "%s: '%s' is out of range (%.15g to "
+		    "%.15g)", what, text, k->min, k->max);
+		break;
+	case KNOBS_VALUE_NO_RRA:
+		options_usage_error(cmd, "%s: '%s' holds no RRA definition",
+		    what, text);
+		break;
+	case KNOBS_VALUE_TOO_MANY_RRAS:
+		options_usage_error(cmd, "%s: at most %d RRAs", what,
+		    KNOBS_MAX_RRAS);
+		break;
+	case KNOBS_VALUE_NOT_RRA:
+		options_usage_error(cmd, "%s: '%s' is not an RRA definition "
+		    "(RRA:CF:XFF:STEPS:ROWS)", what, json_object_get_string(
+		    json_object_array_get_idx(v, bad)));
 		break;
 	}
-	return PARSE_OK;
+	return CTL_EXIT_USAGE;
 }
 
 /*
