@@ -49,11 +49,7 @@ kv_add(struct kv *t, char *name)
 {
 	struct kv_row *r;
 
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 32;
-		t->rows = output_nomem(realloc(t->rows,
-		    t->cap * sizeof(*t->rows)));
-	}
+	t->rows = output_grow(t->rows, &t->cap, t->n, sizeof(*t->rows));
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->indent = t->indent;

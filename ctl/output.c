@@ -30,6 +30,15 @@ output_nomem(void *p)
 	return p;
 }
 
+void *
+output_grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 32;
+	return output_nomem(realloc(p, *cap * size));
+}
+
 char *
 output_xstrdup(const char *s)
 {

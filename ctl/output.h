@@ -38,6 +38,9 @@ const char	*output_local_time(const char *iso, bool with_zone, char *buf,
 
 /* p, or exit 1 with "out of memory" when it is NULL. */
 void		*output_nomem(void *p);
+/* p with room for item n of size bytes, *cap doubled as needed (exits on
+ * out of memory). */
+void		*output_grow(void *p, size_t *cap, size_t n, size_t size);
 /* strdup and a malloc'd formatted string (both exit on out of memory). */
 char		*output_xstrdup(const char *s);
 char		*output_xprintf(const char *fmt, ...)

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Which module may include which (HACKING, "Includes"):
+# - the engine (daemon/libengine.a) never includes the control plane
+#   (daemon/libcontrol.a): control, request, the command table, lifecycle,
+#   run records, the exposition, prom;
+# - control.c and request.c, which frame and check requests, never include
+#   the commands or the run they act on (no include circle);
+# - common/ includes only common/.
+set -u
+top=${TOP_SRCDIR:-$(dirname "$0")/../..}
+cd "$top" || exit 99
+bad=0
+# The .c and .h names of a Makefile.am source list.
+list() {
+	sed -n "/^$1 =/,/[^\\\\]\$/p" Makefile.am | tr ' \t\\' '\n\n\n' |
+	    grep -E '^daemon/.*\.[ch]$'
+}
+engine=$(list daemon_libengine_a_SOURCES)
+control=$(list daemon_libcontrol_a_SOURCES)
+[ -n "$engine" ] && [ -n "$control" ] || { echo "cannot read Makefile.am"; exit 99; }
+control_h=$(for f in $control; do case $f in *.h) basename "$f";; esac; done)
+# includes FILE: the quoted headers it names
+includes() { sed -n 's/^#include "\(.*\)".*/\1/p' "$1"; }
+for f in $engine; do
+	for h in $(includes "$f"); do
+		if grep -qx "$h" <<<"$control_h"; then
+			echo "$f includes $h: the engine may not include the control plane"
+			bad=1
+		fi
+	done
+done
+for f in daemon/control.c daemon/control.h daemon/request.c daemon/request.h; do
+	for h in $(includes "$f"); do
+		case $h in
+		cmd.h|cmd-*.h|lifecycle.h|runrecords.h|exposition.h|run.h)
+			echo "$f includes $h: framing and checks stay below the commands"
+			bad=1;;
+		esac
+	done
+done
+for f in common/*.[ch]; do
+	for h in $(includes "$f"); do
+		[ "$h" = config.h ] || [ -e "common/$h" ] || {
+			echo "$f includes $h: common/ includes only common/"
+			bad=1
+		}
+	done
+done
+exit $bad
