@@ -175,13 +175,40 @@ range_error(const struct knob *k, double v, char *err, size_t errlen)
 	    k->name, k->min, k->max, v);
 }
 
+/* An RRA list given as a JSON array. */
+static int
+apply_rras(struct stress_params *p, const struct knob *k, json_object *v,
+    char *err, size_t errlen)
+{
+	size_t bad = 0;
+
+	switch (knobs_check_value(k, v, &bad)) {
+	case KNOBS_VALUE_TOO_MANY_RRAS:
+		snprintf(err, errlen, "rras: at most %d RRAs", KNOBS_MAX_RRAS);
+		return -1;
+	case KNOBS_VALUE_NOT_RRA:
+		snprintf(err, errlen, "rras[%zu] must be a string starting with "
+		    "RRA:", bad);
+		return -1;
+	case KNOBS_VALUE_NO_RRA:
+		snprintf(err, errlen, "rras must hold at least one RRA");
+		return -1;
+	default:
+		break;
+	}
+	knobs_free(p);		/* the list so far */
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		p->rras[p->nrras++] = strdup(json_object_get_string(
+		    json_object_array_get_idx(v, i)));
+	return 0;
+}
+
 static int
 apply_one(struct stress_params *p, const struct knob *k, json_object *v,
     char *err, size_t errlen)
 {
 	char *base = (char *)p + k->offset;
 	enum json_type t = json_object_get_type(v);
-	size_t bad;
 
 	switch (k->type) {
 	case KNOB_UINT: {
@@ -254,26 +281,7 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 			    errlen);
 		if (t != json_type_array)
 			goto badtype;
-		switch (knobs_check_value(k, v, &bad)) {
-		case KNOBS_VALUE_TOO_MANY_RRAS:
-			snprintf(err, errlen, "rras: at most %d RRAs",
-			    KNOBS_MAX_RRAS);
-			return -1;
-		case KNOBS_VALUE_NOT_RRA:
-			snprintf(err, errlen, "rras[%zu] must be a string "
-			    "starting with RRA:", bad);
-			return -1;
-		case KNOBS_VALUE_NO_RRA:
-			snprintf(err, errlen, "rras must hold at least one RRA");
-			return -1;
-		default:
-			break;
-		}
-		knobs_free(p);		/* the list so far */
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			p->rras[p->nrras++] = strdup(json_object_get_string(
-			    json_object_array_get_idx(v, i)));
-		return 0;
+		return apply_rras(p, k, v, err, errlen);
 	case KNOB_CHOICE: {
 		int i;
 
