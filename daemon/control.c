@@ -582,7 +582,16 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 		return -1;
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
-	pause_accept = acceptpause_new(base, listener, at_client_cap, NULL);
+	if ((pause_accept = acceptpause_new(base, listener, at_client_cap,
+	    NULL)) == NULL) {
+		/* Without it a full descriptor table would spin the loop. */
+		log_warnx("cannot make the accept pause timer");
+		evconnlistener_free(listener);
+		listener = NULL;
+		if (act != 1)
+			unlink(path);
+		return -1;
+	}
 	control_group_of(fd);
 	return 0;
 }
