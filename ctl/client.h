@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* How a call ended; stressctl.c maps these onto exit codes. */
+/* How a call ended; call_request (call.c) maps these onto exit codes. */
 enum client_status {
 	CLIENT_OK,
 	CLIENT_CONNECT,		/* could not connect: exit 3 */

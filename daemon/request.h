@@ -3,8 +3,8 @@
  * the input, the checks of the envelope {"cmd", "args", "id"}, and each
  * command's argument checks.  No libevent, no engine and no side effects,
  * so the fuzzer (tests/fuzz/) drives exactly the code stressd runs;
- * control.c frames, parses and dispatches with it, the handlers of
- * commands.c check their arguments with it.
+ * control.c frames and parses with it, and cmd_dispatch (cmd.c) runs the
+ * argument check that each command's entry names.
  */
 #ifndef STRESSD_REQUEST_H
 #define STRESSD_REQUEST_H

@@ -119,7 +119,6 @@ on_progress(void *arg, uint64_t completed, uint64_t count)
 		stresslog_block(r->sl, r->q);
 }
 
-
 static void
 start_load(struct run *r)
 {
@@ -135,7 +134,6 @@ start_load(struct run *r)
 	log_info("run %u: running; generator threads: %llu", r->id,
 	    (unsigned long long)r->p.threads);
 }
-
 
 struct run *
 run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
@@ -223,7 +221,6 @@ run_snapshot(struct run *r, struct queue_counters *c)
 	    c->discarded - r->discarded_before_shutdown : 0;
 }
 
-
 bool
 run_stuck(struct run *r, double limit)
 {
@@ -282,8 +279,6 @@ run_target_dir(const struct run *r)
 {
 	return r->p.dir;
 }
-
-
 
 static void
 finish(struct run *r, enum run_state final)
@@ -497,7 +492,6 @@ run_id(const struct run *r)
 {
 	return r == NULL ? 0 : r->id;
 }
-
 
 void
 run_free(struct run *r)

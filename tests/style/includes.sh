@@ -5,6 +5,7 @@
 #   run records, the exposition, prom;
 # - control.c and request.c, which frame and check requests, never include
 #   the commands or the run they act on (no include circle);
+# - runpriv.h (struct run itself) is for the run*.c files only;
 # - common/ includes only common/.
 set -u
 top=${TOP_SRCDIR:-$(dirname "$0")/../..}
@@ -37,6 +38,14 @@ for f in daemon/control.c daemon/control.h daemon/request.c daemon/request.h; do
 			bad=1;;
 		esac
 	done
+done
+for f in $(grep -l '^#include "runpriv.h"' daemon/*.[ch] tests/unit/*.c); do
+	# the engine's run*.c (runrecords.c is the control plane's)
+	case $f in
+	daemon/run*) grep -qx "$f" <<<"$engine" && continue;;
+	esac
+	echo "$f includes runpriv.h: only the engine's run*.c files may"
+	bad=1
 done
 for f in common/*.[ch]; do
 	for h in $(includes "$f"); do
