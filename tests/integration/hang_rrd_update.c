@@ -1,6 +1,8 @@
-/* Test shim, preloaded by tests/integration/watchdog.sh: rrd_update_r on
- * files under $STRESSD_TEST_HANG_DIR sleeps 30 s first, standing in for a
- * writer stuck inside librrd.  Built by the test with cc -shared. */
+/* Test shim, preloaded by tests/integration/watchdog.sh and drain.sh:
+ * rrd_update_r on files under $STRESSD_TEST_HANG_DIR sleeps 30 s first,
+ * standing in for a writer stuck inside librrd, and every call sleeps
+ * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
+ * Built by the test with cc -shared. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -14,10 +16,13 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 {
 	static int (*real)(const char *, const char *, int, const char **);
 	const char *dir = getenv("STRESSD_TEST_HANG_DIR");
+	const char *slow = getenv("STRESSD_TEST_SLOW_US");
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "rrd_update_r");
 	if (dir != NULL && *dir != '\0' && strncmp(file, dir, strlen(dir)) == 0)
 		sleep(30);
+	if (slow != NULL && *slow != '\0')
+		usleep((useconds_t)strtoul(slow, NULL, 10));
 	return real(file, tmpl, argc, argv);
 }
