@@ -1,9 +1,9 @@
 /* The commands that start, stop and wait for runs. */
 #include "cmd.h"
 #include "conffile.h"
-#include "policy.h"
 #include "control.h"
 #include "lifecycle.h"
+#include "policy.h"
 #include "proto.h"
 #include "run.h"
 

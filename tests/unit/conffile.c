@@ -18,8 +18,8 @@
 
 /* By its path: from here a plain "config.h" finds autoconf's first. */
 #include "conffile.h"
-#include "policy.h"
 #include "log.h"
+#include "policy.h"
 
 static char	top[2048];
 static char	tree[64];		/* the temp tree of the dir tests */
