@@ -149,6 +149,8 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
 	pthread_mutex_init(&r->lat.mu, NULL);
 	r->hooks.error = on_error;
 	r->hooks.progress = on_progress;
+	pthread_mutex_init(&r->progress_mu, NULL);
+	r->hooks.progress_mu = &r->progress_mu;
 	r->hooks.call_time = on_call_time;
 	r->hooks.persisted = on_persisted;
 	r->hooks.sync_time = on_sync_time;
@@ -522,6 +524,7 @@ run_free(struct run *r)
 	hist_destroy(r->lat.fsync_copy);
 	rrdcc_free(r->cc.conn);
 	pthread_mutex_destroy(&r->lat.mu);
+	pthread_mutex_destroy(&r->progress_mu);
 	free(r->replay);
 	pthread_mutex_destroy(&r->err.mu);
 	free(r);

@@ -535,9 +535,13 @@ writer_finish(struct queue *q, struct queue_batch *b,
 	if (res->written > 0 && b->count > 0 && hooks->persisted != NULL)
 		hooks->persisted(hooks->arg,
 		    (uint64_t)((util_now() - b->oldest_enqueue) * 1e9));
+	if (hooks->progress_mu != NULL)
+		pthread_mutex_lock(hooks->progress_mu);
 	completed = queue_done(q, b, res);
 	if (res->written > 0 && hooks->progress != NULL)
 		hooks->progress(hooks->arg, completed, res->written);
+	if (hooks->progress_mu != NULL)
+		pthread_mutex_unlock(hooks->progress_mu);
 }
 
 static void *
