@@ -58,10 +58,18 @@ request_parse(const char *line, size_t len, struct request *req,
 		set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
+	/* Invalid UTF-8 is refused here, so no such text reaches a reply,
+	 * stress.log or report.json. */
+	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
 	/* The terminating NUL is passed too, so a bare number at the end of
 	 * the line is complete rather than "to be continued". */
 	req->obj = json_tokener_parse_ex(tok, line, (int)len + 1);
 	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_error_parse_utf8_string) {
+		set_error(err, PROTO_ERR_PARSE, NULL, "request is not valid "
+		    "UTF-8 at offset %zu", json_tokener_get_parse_end(tok));
+		goto fail;
+	}
 	if (jerr != json_tokener_success ||
 	    json_tokener_get_parse_end(tok) < len) {
 		set_error(err, PROTO_ERR_PARSE, NULL,

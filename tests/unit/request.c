@@ -201,6 +201,38 @@ test_envelope(void **state)
 	request_free(&req);
 }
 
+/* Requests are UTF-8: a byte sequence that is not is a parse error, so no
+ * invalid text reaches a reply, stress.log or report.json. */
+static void
+test_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"{\"cmd\": \"stats\", \"id\": \"\xff\"}",
+		"{\"cmd\": \"stats\", \"id\": \"a\xc3\"}",
+		"{\"cmd\": \"stats\", \"id\": \"\xe2\x82\"}",
+		"{\"cmd\": \"start\", \"args\": {\"dir\": \"/x\x80y\"}}",
+		"{\"cmd\": \"stats\", \"\xfe\": 1}",
+	};
+	struct request req;
+	struct request_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *code = parse(bad[i], &req, &err);
+
+		if (code == NULL || strcmp(code, PROTO_ERR_PARSE) != 0)
+			fail_msg("request %zu: %s, not parse_error", i,
+			    code ? code : "accepted");
+		assert_non_null(strstr(err.message, "UTF-8"));
+		request_free(&req);
+	}
+	assert_null(parse("{\"cmd\": \"stats\", \"id\": \"caf\xc3\xa9 "
+	    "\xe6\x97\xa5\xf0\x9f\x93\x88\"}", &req, &err));
+	assert_string_equal(json_object_get_string(req.id),
+	    "caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x93\x88");
+	request_free(&req);
+}
+
 static void
 test_frame(void **state)
 {
@@ -250,6 +282,7 @@ main(void)
 		cmocka_unit_test(test_no_args),
 		cmocka_unit_test(test_start_args),
 		cmocka_unit_test(test_envelope),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_error_reply_bounded),
 	};
