@@ -259,11 +259,16 @@ handle_request(struct evhttp_request *req, void *arg)
 	char len[32];
 
 	(void)arg;
-	/* Anything but GET /metrics (or its HEAD) is not found. */
-	if (path == NULL || strcmp(path, "/metrics") != 0 ||
-	    (method != EVHTTP_REQ_GET && method != EVHTTP_REQ_HEAD)) {
+	/* Only /metrics exists, and only for GET (and its HEAD). */
+	if (path == NULL || strcmp(path, "/metrics") != 0) {
 		reply_text(req, HTTP_NOTFOUND, "Not Found",
 		    "404 page not found\n");
+		return;
+	}
+	if (method != EVHTTP_REQ_GET && method != EVHTTP_REQ_HEAD) {
+		evhttp_add_header(headers, "Allow", "GET, HEAD");
+		reply_text(req, 405, "Method Not Allowed",
+		    "405 method not allowed: GET /metrics\n");
 		return;
 	}
 	render_fn(body, render_arg);

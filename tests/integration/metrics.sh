@@ -72,6 +72,6 @@ assert_eq "$(metric stressd_errors_total)" "$(jget "$s" errors)" \
 
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/other")" 404 "GET /other"
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" \
-    404 "POST /metrics"
+    405 "POST /metrics"
 assert_alive "metrics scrapes"
 log "ok: /metrics on port $port"

@@ -523,11 +523,15 @@ test_http(void **state)
 	assert_int_equal(status_of(&c), 404);
 	get(base, port, "GET /metricsx HTTP/1.0\r\n\r\n", &c);
 	assert_int_equal(status_of(&c), 404);
+	/* /metrics exists: another method is not allowed there (405, with
+	 * the methods that are), and nothing is rendered for it. */
 	get(base, port, "POST /metrics HTTP/1.0\r\nContent-Length: 0\r\n\r\n",
 	    &c);
-	assert_int_equal(status_of(&c), 404);
+	assert_int_equal(status_of(&c), 405);
+	header_of(&c, "Allow", hdr, sizeof(hdr));
+	assert_string_equal(hdr, "GET, HEAD");
 	get(base, port, "DELETE /metrics HTTP/1.0\r\n\r\n", &c);
-	assert_int_equal(status_of(&c), 404);
+	assert_int_equal(status_of(&c), 405);
 	get(base, port, "PUT /other HTTP/1.0\r\nContent-Length: 0\r\n\r\n",
 	    &c);
 	assert_int_equal(status_of(&c), 404);
