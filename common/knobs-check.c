@@ -114,6 +114,16 @@ knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
 	return 0;
 }
 
+/* The first control character (C0 or DEL) in s, or NULL. */
+static const char *
+control_char(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return s;
+	return NULL;
+}
+
 enum knobs_value_problem
 knobs_check_value(const struct knob *k, json_object *v, size_t *index)
 {
@@ -137,10 +147,16 @@ knobs_check_value(const struct knob *k, json_object *v, size_t *index)
 		return KNOBS_VALUE_OK;
 	}
 	case KNOB_STRING: {
-		const char *s = json_object_get_string(v);
+		const char *s = json_object_get_string(v), *c;
 
-		return *s != '\0' && *s != '/' ? KNOBS_VALUE_PATH :
-		    KNOBS_VALUE_OK;
+		if (*s != '\0' && *s != '/')
+			return KNOBS_VALUE_PATH;
+		if ((c = control_char(s)) != NULL) {
+			if (index != NULL)
+				*index = (size_t)(c - s);
+			return KNOBS_VALUE_CONTROL;
+		}
+		return KNOBS_VALUE_OK;
 	}
 	case KNOB_RRAS: {
 		size_t n = json_object_array_length(v);
@@ -155,6 +171,11 @@ knobs_check_value(const struct knob *k, json_object *v, size_t *index)
 				if (index != NULL)
 					*index = i;
 				return KNOBS_VALUE_NOT_RRA;
+			}
+			if (control_char(json_object_get_string(e)) != NULL) {
+				if (index != NULL)
+					*index = i;
+				return KNOBS_VALUE_CONTROL;
 			}
 		}
 		return n == 0 ? KNOBS_VALUE_NO_RRA : KNOBS_VALUE_OK;
@@ -192,6 +213,10 @@ apply_rras(struct stress_params *p, const struct knob *k, json_object *v,
 		return -1;
 	case KNOBS_VALUE_NO_RRA:
 		snprintf(err, errlen, "rras must hold at least one RRA");
+		return -1;
+	case KNOBS_VALUE_CONTROL:
+		snprintf(err, errlen, "rras[%zu] must not hold a control "
+		    "character", bad);
 		return -1;
 	default:
 		break;
@@ -249,6 +274,7 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 		return 0;
 	case KNOB_STRING: {
 		const char *s;
+		size_t at = 0;
 
 		if (t != json_type_string)
 			goto badtype;
@@ -259,10 +285,18 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 			    k->name);
 			return -1;
 		}
-		if (knobs_check_value(k, v, NULL) == KNOBS_VALUE_PATH) {
+		switch (knobs_check_value(k, v, &at)) {
+		case KNOBS_VALUE_PATH:
 			snprintf(err, errlen, "%s must be an absolute path, not '%s'",
 			    k->name, s);
 			return -1;
+		case KNOBS_VALUE_CONTROL:
+			snprintf(err, errlen, "%s must not hold a control character "
+			    "(byte 0x%02x at offset %zu)", k->name,
+			    (unsigned)(unsigned char)s[at], at);
+			return -1;
+		default:
+			break;
 		}
 		snprintf(base, sizeof(p->dir), "%s", s);
 		return 0;
@@ -346,13 +380,20 @@ check:
 		snprintf(err, errlen, "dir is required");
 		return -1;
 	}
-	for (size_t i = 0; i < p->nrras; i++)
+	for (size_t i = 0; i < p->nrras; i++) {
 		if (strncmp(p->rras[i], "RRA:", 4) != 0) {
 			*field = "rras";
 			snprintf(err, errlen, "rras: '%s' does not start with RRA:",
 			    p->rras[i]);
 			return -1;
 		}
+		if (control_char(p->rras[i]) != NULL) {
+			*field = "rras";
+			snprintf(err, errlen, "rras: definition %zu must not hold a "
+			    "control character", i + 1);
+			return -1;
+		}
+	}
 	/* rrdcached writes the files later, in its own threads: there is
 	 * nothing on disk to sync after a batch. */
 	if (p->sync == KNOBS_SYNC_DATA && knobs_rrdcached_addr(p) != NULL) {

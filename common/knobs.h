@@ -99,7 +99,9 @@ void	knobs_choice_list(const struct knob *k, char *buf, size_t len);
 
 /* What is wrong with a typed value beyond its syntax: the one check that
  * `start` (knobs_apply), the configuration file and stressctl make, each
- * wording the answer for its own reader.  *index names the bad RRA. */
+ * wording the answer for its own reader.  *index names the bad RRA.
+ * Paths and RRAs go into stress.log's header lines: no control
+ * characters, so a value can never forge a line. */
 enum knobs_value_problem {
 	KNOBS_VALUE_OK,
 	KNOBS_VALUE_RANGE,		/* a number outside [min, max] */
@@ -107,6 +109,9 @@ enum knobs_value_problem {
 	KNOBS_VALUE_NO_RRA,		/* an empty RRA list */
 	KNOBS_VALUE_TOO_MANY_RRAS,	/* over KNOBS_MAX_RRAS */
 	KNOBS_VALUE_NOT_RRA,		/* an element not "RRA:..." */
+	KNOBS_VALUE_CONTROL,		/* a control character: *index is
+					   its offset in a path, the RRA
+					   that holds it in a list */
 };
 enum knobs_value_problem knobs_check_value(const struct knob *k,
 	    json_object *v, size_t *index);

@@ -61,15 +61,14 @@ fail:
 }
 
 /* Check a parsed value beyond its syntax with the daemon's own check
- * (knobs_check_value); paths are made absolute here, so any text is one. */
+ * (knobs_check_value); paths are made absolute here, so a relative one
+ * passes. */
 static int
 check_value(const struct knob *k, json_object *v, const char *what,
     const char *text, const struct ctl_cmd *cmd)
 {
 	size_t bad = 0;
 
-	if (k->type == KNOB_STRING)
-		return PARSE_OK;
 	switch (knobs_check_value(k, v, &bad)) {
 	case KNOBS_VALUE_OK:
 	case KNOBS_VALUE_PATH:
@@ -85,6 +84,16 @@ check_value(const struct knob *k, json_object *v, const char *what,
 	case KNOBS_VALUE_TOO_MANY_RRAS:
 		options_usage_error(cmd, "%s: at most %d RRAs", what,
 		    KNOBS_MAX_RRAS);
+		break;
+	case KNOBS_VALUE_CONTROL:
+		/* Not echoed: it would reach the terminal. */
+		if (k->type == KNOB_STRING)
+			options_usage_error(cmd, "%s: byte 0x%02x at offset %zu "
+			    "is a control character", what,
+			    (unsigned)(unsigned char)text[bad], bad);
+		else
+			options_usage_error(cmd, "%s: RRA definition %zu holds "
+			    "a control character", what, bad + 1);
 		break;
 	case KNOBS_VALUE_NOT_RRA:
 		options_usage_error(cmd, "%s: '%s' is not an RRA definition "

@@ -91,6 +91,7 @@ static json_object *
 knob_value(const struct knob *k, const char *text, char *e, size_t n)
 {
 	char scratch[256], *squeezed = NULL;
+	enum knobs_value_problem vp;
 	json_object *v;
 
 	if (k->type == KNOB_RRAS) {
@@ -112,7 +113,9 @@ knob_value(const struct knob *k, const char *text, char *e, size_t n)
 		goto bad;
 	/* The value check takes an empty path (no update_file); a dir
 	 * given in a profile must name one. */
-	if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK ||
+	vp = knobs_check_value(k, v, NULL);
+	/* A control character: knobs_apply's own message says where. */
+	if ((vp != KNOBS_VALUE_OK && vp != KNOBS_VALUE_CONTROL) ||
 	    (k->type == KNOB_STRING && *text == '\0' &&
 	    strcmp(k->name, "dir") == 0))
 		goto bad;

@@ -40,6 +40,17 @@ out=$(printf '\xff\xfe\x80garbage\n{"cmd":"version","id":4}\n' | rawsend -n 2)
 assert_eq "$(jget "$(reply_n "$out" 1)" ok)" false "invalid UTF-8: ok"
 expect_ok_version "$(reply_n "$out" 2)" 4 "request after invalid UTF-8"
 assert_alive "invalid UTF-8"
+# invalid UTF-8 inside a string, where JSON itself is well formed
+r=$(rawreq "$(printf '{"cmd":"start","args":{"dir":"/tmp/x\xc3("},"id":5}')")
+expect_error "$r" parse_error "invalid UTF-8 in dir"
+assert_contains "$(jget "$r" error.message)" "UTF-8" "invalid UTF-8 in dir: message"
+
+# ---- a value that would forge stress.log's lines
+r=$(rawreq '{"cmd":"start","args":{"dir":"/tmp/x\nQS:\tsignificantOpsPending=999999, "},"id":6}')
+expect_error "$r" bad_argument dir "a newline in dir"
+r=$(rawreq '{"cmd":"start","args":{"dir":"/tmp/x","rras":["RRA:MIN:0.5:1:5\n# run 1 stopped"]},"id":7}')
+expect_error "$r" bad_argument rras "a newline in an RRA"
+assert_alive "control characters in values"
 
 # ---- valid JSON that is not a request
 for j in '[1,2,3]' '[]' '{}' '{"id":5}' '{"cmd":5,"id":5}' '{"cmd":null}' \

@@ -111,6 +111,34 @@ test_apply_errors(void **state)
 	    "between");
 }
 
+/* A path or RRA that becomes a line of stress.log's header may not hold
+ * control characters: a newline in dir could forge a QS: line. */
+static void
+test_control_characters(void **state)
+{
+	json_object *v;
+	size_t at = 0;
+
+	(void)state;
+	expect_error("{\"dir\":\"/x\\nQS:\\tsignificantOpsPending=999999, \"}",
+	    "dir", "control character (byte 0x0a at offset 2)");
+	expect_error("{\"dir\":\"/x\\u001b[31m\"}", "dir", "0x1b");
+	expect_error("{\"dir\":\"/x\",\"update_file\":\"/v\\r\"}",
+	    "update_file", "0x0d");
+	expect_error("{\"dir\":\"/x\",\"update_file\":\"/v\\u007f\"}",
+	    "update_file", "0x7f");
+	expect_error("{\"dir\":\"/x\",\"rras\":[\"RRA:MIN:0.5:1:5\","
+	    "\"RRA:MAX:0.5:1:5\\n# run 1 stopped\"]}", "rras",
+	    "rras[1] must not hold a control character");
+	expect_error("{\"dir\":\"/x\",\"rras\":\"RRA:MIN:0.5:1:5\\t\"}",
+	    "rras", "control character");
+	v = json_object_new_string("/x\ty");
+	assert_int_equal(knobs_check_value(knobs_find("dir"), v, &at),
+	    KNOBS_VALUE_CONTROL);
+	assert_int_equal(at, 2);
+	json_object_put(v);
+}
+
 /* The target knob: librrd, or rrdcached: with an address rrdcached takes. */
 static void
 test_target(void **state)
@@ -254,6 +282,7 @@ main(void)
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_check_value),
+		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_choice_list),
 	};
 
