@@ -339,6 +339,22 @@ badtype:
 	return -1;
 }
 
+/* A string, or a string in an array, with a NUL inside: C would cut it
+ * there and use the rest silently. */
+static bool
+holds_nul(json_object *v)
+{
+	if (json_object_is_type(v, json_type_string))
+		return strlen(json_object_get_string(v)) !=
+		    (size_t)json_object_get_string_len(v);
+	if (!json_object_is_type(v, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(v); i++)
+		if (holds_nul(json_object_array_get_idx(v, i)))
+			return true;
+	return false;
+}
+
 int
 knobs_apply(struct stress_params *p, json_object *args, const char **field,
     char *err, size_t errlen)
@@ -363,6 +379,11 @@ knobs_apply(struct stress_params *p, json_object *args, const char **field,
 			snprintf(unknown, sizeof(unknown), "%s", key);
 			*field = unknown;
 			snprintf(err, errlen, "unknown argument '%s'", key);
+			return -1;
+		}
+		if (holds_nul(val)) {
+			*field = k->name;
+			snprintf(err, errlen, "%s holds a NUL byte", k->name);
 			return -1;
 		}
 		if (apply_one(p, k, val, err, errlen) == -1) {

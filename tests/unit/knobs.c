@@ -132,6 +132,15 @@ test_control_characters(void **state)
 	    "rras[1] must not hold a control character");
 	expect_error("{\"dir\":\"/x\",\"rras\":\"RRA:MIN:0.5:1:5\\t\"}",
 	    "rras", "control character");
+	/* A NUL cut the definition short where C strings end. */
+	expect_error("{\"dir\":\"/x\",\"rras\":[\"RRA:MIN:0.5:1:5\\u0000"
+	    "RRA:MAX:0.5:1:5\"]}", "rras", "NUL");
+	expect_error("{\"dir\":\"/x\",\"rras\":\"RRA:MIN:0.5:1:5\\u0000x\"}",
+	    "rras", "NUL");
+	expect_error("{\"dir\":\"/x\",\"sync\":\"data\\u0000x\"}", "sync",
+	    "NUL");
+	expect_error("{\"dir\":\"/x\",\"sweep_id\":\"a\\u0000b\"}",
+	    "sweep_id", "NUL");
 	v = json_object_new_string("/x\ty");
 	assert_int_equal(knobs_check_value(knobs_find("dir"), v, &at),
 	    KNOBS_VALUE_CONTROL);
