@@ -220,6 +220,23 @@ handle_line(struct control_conn *c, const char *line, size_t len)
  * lines wait, so a later request cannot overtake the deferred reply;
  * reading goes on meanwhile (bounded by the high watermark) so that a
  * client that leaves is noticed. */
+/* The unterminated rest of the input, as one request line. */
+static void
+handle_rest(struct control_conn *c, struct evbuffer *in)
+{
+	size_t n = evbuffer_get_length(in);
+	char *line = malloc(n + 1);
+
+	if (line == NULL) {
+		c->closing = true;
+		return;
+	}
+	evbuffer_remove(in, line, n);
+	line[n] = '\0';
+	handle_line(c, line, n);
+	free(line);
+}
+
 static void
 conn_read(struct bufferevent *bev, void *arg)
 {
@@ -255,9 +272,16 @@ conn_read(struct bufferevent *bev, void *arg)
 		handle_line(c, line, got);
 		free(line);
 	}
-	/* After the client's EOF, its last complete requests are answered
-	 * and then the connection goes. */
-	if (c->peer_eof && !c->deferred)
+	/* After the client's EOF its last line counts without an LF too
+	 * (under PROTO_MAX_LINE, or it was refused above); once every
+	 * request is answered, the connection goes. */
+	if (c->peer_eof && !c->deferred && !c->closing &&
+	    evbuffer_get_length(in) > 0 &&
+	    evbuffer_get_length(bufferevent_get_output(bev)) <=
+	    CONTROL_OUTPUT_RESUME)
+		handle_rest(c, in);
+	if (c->peer_eof && !c->deferred &&
+	    evbuffer_get_length(in) == 0)
 		c->closing = true;
 	if (c->closing) {
 		bufferevent_disable(bev, EV_READ);

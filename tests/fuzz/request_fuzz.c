@@ -5,7 +5,8 @@
  * goes through the code stressd runs on it (daemon/request.c): framing
  * into lines at LF with the PROTO_MAX_LINE limit (request_frame; a line
  * too long ends the input, as the daemon closes the connection, and an
- * unterminated last line is dropped, as at the client's EOF), then per
+ * unterminated last line is one more request, as at the client's EOF),
+ * then per
  * line the envelope checks (request_parse: NUL bytes, JSON with the depth
  * limit, object, id, keys, cmd, args), the lookup in the command table
  * (cmd_find, as cmd_dispatch does) and the argument check its entry
@@ -171,7 +172,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		switch (request_frame(size, lf != NULL ? lf - buf : -1, &len)) {
 		case REQUEST_FRAME_TOO_LONG:	/* refused; connection closed */
-		case REQUEST_FRAME_MORE:	/* EOF: the rest is dropped */
+		case REQUEST_FRAME_MORE:	/* EOF: the rest is a line */
+			if (size > 0)
+				one_line(buf, size);
 			return 0;
 		case REQUEST_FRAME_LINE:
 			one_line(buf, len);

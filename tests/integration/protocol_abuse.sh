@@ -45,6 +45,16 @@ r=$(rawreq "$(printf '{"cmd":"start","args":{"dir":"/tmp/x\xc3("},"id":5}')")
 expect_error "$r" parse_error "invalid UTF-8 in dir"
 assert_contains "$(jget "$r" error.message)" "UTF-8" "invalid UTF-8 in dir: message"
 
+# ---- the last request before EOF counts without its newline
+r=$(printf '{"cmd":"version","id":9}' | socat -t 5 - "UNIX-CONNECT:$SOCK")
+expect_ok_version "$r" 9 "a last request without a newline"
+out=$(printf '{"cmd":"version","id":10}\n{"cmd":"version","id":11}' |
+    socat -t 5 - "UNIX-CONNECT:$SOCK")
+expect_ok_version "$(reply_n "$out" 1)" 10 "a request before the last"
+expect_ok_version "$(reply_n "$out" 2)" 11 "the last, without a newline"
+r=$(printf '{"cmd":"vers' | socat -t 5 - "UNIX-CONNECT:$SOCK")
+expect_error "$r" parse_error "a cut-off last request"
+
 # ---- a value that would forge stress.log's lines
 r=$(rawreq '{"cmd":"start","args":{"dir":"/tmp/x\nQS:\tsignificantOpsPending=999999, "},"id":6}')
 expect_error "$r" bad_argument dir "a newline in dir"
