@@ -216,10 +216,6 @@ handle_line(struct control_conn *c, const char *line, size_t len)
 	request_free(&req);
 }
 
-/* Handle every complete request line in the input.  A parked client's
- * lines wait, so a later request cannot overtake the deferred reply;
- * reading goes on meanwhile (bounded by the high watermark) so that a
- * client that leaves is noticed. */
 /* The unterminated rest of the input, as one request line. */
 static void
 handle_rest(struct control_conn *c, struct evbuffer *in)
@@ -237,6 +233,10 @@ handle_rest(struct control_conn *c, struct evbuffer *in)
 	free(line);
 }
 
+/* Handle every complete request line in the input.  A parked client's
+ * lines wait, so a later request cannot overtake the deferred reply;
+ * reading goes on meanwhile (bounded by the high watermark) so that a
+ * client that leaves is noticed. */
 static void
 conn_read(struct bufferevent *bev, void *arg)
 {
