@@ -94,6 +94,16 @@ request_parse(const char *line, size_t len, struct request *req,
 		    "id must be a number or a string");
 		goto fail;
 	}
+	/* json-c clamps an integer past 64 bits to UINT64_MAX or INT64_MIN,
+	 * which would echo another id than the client's: both refused. */
+	if (id != NULL && json_object_is_type(id, json_type_int) &&
+	    (json_object_get_uint64(id) == UINT64_MAX ||
+	    json_object_get_int64(id) == INT64_MIN)) {
+		set_error(err, PROTO_ERR_BAD_REQUEST, "id", "id must be an "
+		    "integer from -9223372036854775807 to "
+		    "18446744073709551614, or a string");
+		goto fail;
+	}
 	/* The id is echoed: a long one would make replies longer than a
 	 * protocol line. */
 	if (id != NULL && json_object_is_type(id, json_type_string) &&

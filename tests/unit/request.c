@@ -203,6 +203,42 @@ test_envelope(void **state)
 
 /* Requests are UTF-8: a byte sequence that is not is a parse error, so no
  * invalid text reaches a reply, stress.log or report.json. */
+/* The id comes back exactly as sent, or is refused: json-c clamps an
+ * integer past 64 bits to the largest or smallest one. */
+static void
+test_id_exact(void **state)
+{
+	static const char *const bad[] = {
+		"{\"cmd\": \"stats\", \"id\": 18446744073709551616}",
+		"{\"cmd\": \"stats\", \"id\": 99999999999999999999999}",
+		"{\"cmd\": \"stats\", \"id\": -9223372036854775809}",
+	};
+	struct request req;
+	struct request_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *code = parse(bad[i], &req, &err);
+
+		if (code == NULL || strcmp(code, PROTO_ERR_BAD_REQUEST) != 0)
+			fail_msg("id %zu: %s, not bad_request", i,
+			    code ? code : "accepted");
+		assert_string_equal(err.field, "id");
+		assert_null(req.id);
+		request_free(&req);
+	}
+	assert_null(parse("{\"cmd\": \"stats\", \"id\": 18446744073709551614}",
+	    &req, &err));
+	assert_string_equal(json_object_to_json_string(req.id),
+	    "18446744073709551614");
+	request_free(&req);
+	assert_null(parse("{\"cmd\": \"stats\", \"id\": -9223372036854775807}",
+	    &req, &err));
+	assert_string_equal(json_object_to_json_string(req.id),
+	    "-9223372036854775807");
+	request_free(&req);
+}
+
 static void
 test_utf8(void **state)
 {
@@ -283,6 +319,7 @@ main(void)
 		cmocka_unit_test(test_start_args),
 		cmocka_unit_test(test_envelope),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_id_exact),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_error_reply_bounded),
 	};
