@@ -7,13 +7,7 @@
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 
-command -v cc >/dev/null || skip "no C compiler to build the test shim"
-cc -shared -fPIC -o "$T/slow.so" "$TOP_SRCDIR/tests/integration/hang_rrd_update.c" -ldl ||
-    fail "cannot build the shim"
-# Under --enable-sanitizers the ASan runtime must come first in the list.
-preload=$T/slow.so
-asan=$(ldd "$STRESSD" | awk '/libasan/ { print $3 }')
-[ -z "$asan" ] || preload=$asan:$preload
+build_shim
 
 # systemd hears of the drain: EXTEND_TIMEOUT_USEC while it moves
 NS=$T/notify.sock
@@ -22,7 +16,7 @@ notify_listen "$NS" "$T/notify.out"
 # files a second, so the drain of a queue spread over all of them takes
 # seconds whatever the machine (librrd alone drained a million values
 # inside the first second's check on a fast, idle one).
-NOTIFY_SOCKET=$NS LD_PRELOAD=$preload STRESSD_TEST_SLOW_US=2000 \
+NOTIFY_SOCKET=$NS LD_PRELOAD=$PRELOAD STRESSD_TEST_SLOW_US=2000 \
     start_daemon --drain-timeout 0
 D=$T/rrd
 # Flat out with one writer: a queue far deeper than one second of writes.

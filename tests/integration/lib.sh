@@ -473,6 +473,21 @@ rawsend() {
 
 raw_closed() { [ -e "$T/raw.closed" ]; }
 
+# build_shim: build the test shim (hang_rrd_update.c: STRESSD_TEST_HANG_DIR,
+# STRESSD_TEST_SLOW_US) and set PRELOAD to what LD_PRELOAD takes for it;
+# skips without a C compiler.
+build_shim() {
+	command -v cc >/dev/null || skip "no C compiler to build the test shim"
+	cc -shared -fPIC -o "$T/shim.so" \
+	    "$TOP_SRCDIR/tests/integration/hang_rrd_update.c" -ldl ||
+	    fail "cannot build the shim"
+	# Under --enable-sanitizers the ASan runtime must come first.
+	PRELOAD=$T/shim.so
+	local asan
+	asan=$(ldd "$STRESSD" | awk '/libasan/ { print $3 }')
+	[ -z "$asan" ] || PRELOAD=$asan:$PRELOAD
+}
+
 # rawreq JSON_LINE: send one request line, print the one reply line; fails
 # when no reply or a reply that is not a JSON object comes.
 rawreq() {

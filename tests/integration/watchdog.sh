@@ -7,20 +7,13 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
-command -v cc >/dev/null || skip "no C compiler to build the test shim"
-cc -shared -fPIC -o "$T/hang.so" "$TOP_SRCDIR/tests/integration/hang_rrd_update.c" -ldl ||
-    fail "cannot build the shim"
-
-# Under --enable-sanitizers the ASan runtime must come first in the list.
-preload=$T/hang.so
-asan=$(ldd "$STRESSD" | awk '/libasan/ { print $3 }')
-[ -z "$asan" ] || preload=$asan:$preload
+build_shim
 
 for mode in queue direct; do
 	NS=$T/notify-$mode.sock
 	notify_listen "$NS" "$T/notify-$mode.out"
 	rm -f "$SOCK"
-	NOTIFY_SOCKET=$NS WATCHDOG_USEC=400000 LD_PRELOAD=$preload \
+	NOTIFY_SOCKET=$NS WATCHDOG_USEC=400000 LD_PRELOAD=$PRELOAD \
 	    STRESSD_TEST_HANG_DIR=$T/hang-$mode start_daemon
 	extra=
 	[ "$mode" = direct ] && extra=--no-use-queue
