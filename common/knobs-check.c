@@ -10,6 +10,7 @@
 
 #include "hostport.h"
 #include "knobs.h"
+#include "text.h"
 
 static const char *
 type_name(enum knob_type t)
@@ -63,19 +64,21 @@ static int
 check_target(const char *s, char *err, size_t errlen)
 {
 	const char *a = s + strlen("rrdcached:");
+	char q[KNOBS_QUOTE];
 
 	if (strcmp(s, "librrd") == 0)
 		return 0;
 	if (strncmp(s, "rrdcached:", strlen("rrdcached:")) != 0) {
-		snprintf(err, errlen, "target: '%.64s' is neither librrd nor "
-		    "rrdcached:ADDR", s);
+		snprintf(err, errlen, "target: '%s' is neither librrd nor "
+		    "rrdcached:ADDR", text_quote(q, sizeof(q), s, 64));
 		return -1;
 	}
 	if (strncmp(a, "unix:", 5) == 0)
 		a += 5;
 	if (*a == '\0' || (*a != '/' && a != s + strlen("rrdcached:"))) {
-		snprintf(err, errlen, "target: '%.64s' names no rrdcached "
-		    "address (unix:/path, /path, host or host:port)", s);
+		snprintf(err, errlen, "target: '%s' names no rrdcached "
+		    "address (unix:/path, /path, host or host:port)",
+		    text_quote(q, sizeof(q), s, 64));
 		return -1;
 	}
 	for (const char *c = a; *c != '\0'; c++)
@@ -85,8 +88,9 @@ check_target(const char *s, char *err, size_t errlen)
 			return -1;
 		}
 	if (*a != '/' && !tcp_addr_ok(a)) {
-		snprintf(err, errlen, "target: '%.64s' is no host, host:port "
-		    "or [v6]:port (port 1 to 65535)", a);
+		snprintf(err, errlen, "target: '%s' is no host, host:port "
+		    "or [v6]:port (port 1 to 65535)",
+		    text_quote(q, sizeof(q), a, 64));
 		return -1;
 	}
 	return 0;
@@ -322,11 +326,12 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 		if (t != json_type_string)
 			goto badtype;
 		if ((i = knobs_choice_index(k, json_object_get_string(v))) == -1) {
-			char list[128];
+			char list[128], q[KNOBS_QUOTE];
 
 			knobs_choice_list(k, list, sizeof(list));
-			snprintf(err, errlen, "%s must be one of %s, not '%.64s'",
-			    k->name, list, json_object_get_string(v));
+			snprintf(err, errlen, "%s must be one of %s, not '%s'",
+			    k->name, list, text_quote(q, sizeof(q),
+			    json_object_get_string(v), 64));
 			return -1;
 		}
 		*(unsigned *)(void *)base = (unsigned)i;

@@ -11,6 +11,8 @@
 #include <json-c/json.h>
 
 #define KNOBS_MAX_RRAS		32
+/* Room for a quote of a client's value in a message (text_quote). */
+#define KNOBS_QUOTE		80
 #define KNOBS_TEXT_MAX		128	/* a KNOB_TEXT value, NUL included */
 #define KNOBS_DEFAULT_RRAS \
 	"RRA:AVERAGE:0.5:1:8928,RRA:AVERAGE:0.5:12:8784," \

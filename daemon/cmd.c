@@ -6,6 +6,7 @@
 #include "control.h"
 #include "lifecycle.h"
 #include "proto.h"
+#include "text.h"
 
 extern const struct cmd_entry cmd_start_entry, cmd_stop_entry,
     cmd_stats_entry, cmd_status_entry, cmd_wait_entry, cmd_report_entry,
@@ -42,8 +43,11 @@ cmd_dispatch(struct control_conn *c, json_object *id, const char *name,
 	struct request_args a;
 
 	if (e == NULL) {
+		char q[128];
+
 		control_reply_error(c, id, PROTO_ERR_UNKNOWN_CMD, "cmd",
-		    "unknown command '%.100s'; 'help' lists them", name);
+		    "unknown command '%s'; 'help' lists them",
+		    text_quote(q, sizeof(q), name, 100));
 		return;
 	}
 	if (!e->read_only && !control_admit_change(c, id, e->name))

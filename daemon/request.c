@@ -7,6 +7,7 @@
 #include "knobs.h"
 #include "proto.h"
 #include "request.h"
+#include "text.h"
 
 static void	 set_error(struct request_error *, const char *, const char *,
 		    const char *, ...) __attribute__((format(printf, 4, 5)));
@@ -159,54 +160,29 @@ request_envelope(json_object *id, bool ok)
 	return r;
 }
 
-/* The longest prefix of s no longer than n bytes that does not end
- * inside a UTF-8 sequence (s[n] must be readable): json-c copies bytes
- * past 0x7f as they are, so a cut character would make the reply
- * invalid UTF-8. */
-static size_t
-utf8_prefix(const char *s, size_t n)
-{
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return n;
-}
-
-/* n, or less so that s[0..n) does not end in a cut UTF-8 sequence (as
- * vsnprintf leaves a message cut at its buffer's size). */
-static size_t
-utf8_whole(const char *s, size_t n)
-{
-	size_t i = n, need;
-	unsigned char c;
-
-	while (i > 0 && n - i < 3 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
-		i--;
-	if (i == 0)
-		return n;
-	c = (unsigned char)s[i - 1];
-	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-	return n - (i - 1) < need ? i - 1 : n;
-}
-
 json_object *
 request_error_reply(json_object *id, const char *code, const char *field,
     const char *message)
 {
 	json_object *r = request_envelope(id, false);
 	json_object *e = json_object_new_object();
-	char msg[PROTO_MAX_MESSAGE];
+	char msg[PROTO_MAX_MESSAGE], fld[REQUEST_MAX_FIELD + 1];
 	size_t len, cut, n;
 
+	/* Whatever a message quotes and however it was cut, the reply is
+	 * UTF-8: cut between characters, bytes that are none replaced. */
 	json_object_object_add(e, "code", json_object_new_string(code));
 	if (field != NULL) {
-		n = strnlen(field, REQUEST_MAX_FIELD);
-		json_object_object_add(e, "field", json_object_new_string_len(
-		    field, (int)utf8_prefix(field, n)));
+		n = text_cut(field, REQUEST_MAX_FIELD);
+		memcpy(fld, field, n);
+		fld[n] = '\0';
+		text_utf8_repair(fld);
+		json_object_object_add(e, "field", json_object_new_string(fld));
 	}
-	n = strlen(message);
-	n = utf8_whole(message, n < sizeof(msg) ? n : sizeof(msg) - 1);
+	n = text_cut(message, sizeof(msg) - 1);
 	memcpy(msg, message, n);
 	msg[n] = '\0';
+	text_utf8_repair(msg);
 	json_object_object_add(e, "message", json_object_new_string(msg));
 	json_object_object_add(r, "error", e);
 	/* A control byte of the client's escapes to six: halve the message
@@ -216,7 +192,7 @@ request_error_reply(json_object *id, const char *code, const char *field,
 		    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 		if (len < PROTO_MAX_LINE)
 			break;
-		n = utf8_prefix(msg, cut / 2);
+		n = text_cut(msg, cut / 2);
 		snprintf(msg + n, sizeof(msg) - n, " [...]");
 		json_object_object_add(e, "message",
 		    json_object_new_string(msg));
@@ -296,9 +272,11 @@ merged_args(json_object *args, const struct config *cfg,
 		}
 		if (cfg == NULL || (prof = conffile_profile(cfg,
 		    json_object_get_string(name))) == NULL) {
+			char q[80];
+
 			set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
-			    "no profile '%.64s' in %s",
-			    json_object_get_string(name),
+			    "no profile '%s' in %s", text_quote(q, sizeof(q),
+			    json_object_get_string(name), 64),
 			    cfg != NULL && cfg->path[0] ? cfg->path :
 			    "the configuration (none was read)");
 			goto fail;

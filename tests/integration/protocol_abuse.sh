@@ -88,6 +88,14 @@ r=$(rawreq '{"cmd":"frobnicate","id":6}')
 expect_error "$r" unknown_command "unknown command"
 assert_eq "$(jget "$r" id)" 6 "unknown command: id echoed"
 assert_contains "$(jget "$r" error.message)" frobnicate "unknown command: message names it"
+# The name is quoted cut to 100 bytes: between characters, so the reply
+# stays UTF-8 (51 two-byte letters put byte 100 inside one).
+name=unknown$(head -c 51 /dev/zero | tr '\0' x | sed 's/x/é/g')
+r=$(rawreq '{"cmd":"'"$name"'","id":7}')
+expect_error "$r" unknown_command "a long unknown command"
+printf '%s' "$r" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 ||
+    fail "reply to a long unknown command is not valid UTF-8: $r"
+assert_contains "$(jget "$r" error.message)" "éé...'" "a long unknown command: cut with ..."
 
 # ---- ids echoed: number, string, on success and on error
 r=$(rawreq '{"cmd":"version","id":7}')

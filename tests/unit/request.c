@@ -3,6 +3,7 @@
  * (good and bad arguments, their codes, fields and messages). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -201,8 +202,6 @@ test_envelope(void **state)
 	request_free(&req);
 }
 
-/* Requests are UTF-8: a byte sequence that is not is a parse error, so no
- * invalid text reaches a reply, stress.log or report.json. */
 /* The id comes back exactly as sent, or is refused: json-c clamps an
  * integer past 64 bits to the largest or smallest one. */
 static void
@@ -239,6 +238,8 @@ test_id_exact(void **state)
 	request_free(&req);
 }
 
+/* Requests are UTF-8: a byte sequence that is not is a parse error, so no
+ * invalid text reaches a reply, stress.log or report.json. */
 static void
 test_utf8(void **state)
 {
@@ -309,6 +310,76 @@ test_error_reply_bounded(void **state)
 	free(msg);
 }
 
+/* Valid UTF-8, by the rules of RFC 3629 (shortest form, no surrogates,
+ * nothing past U+10FFFF); written here so the test does not share the code
+ * it checks. */
+static bool
+valid_utf8(const unsigned char *s)
+{
+	while (*s != '\0') {
+		unsigned c = *s, n, cp;
+
+		if (c < 0x80) {
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		for (unsigned i = 1; i <= n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		s += n + 1;
+	}
+	return true;
+}
+
+/* A message that quotes the client's text cut at some byte count (the
+ * "'%.100s'" of an unknown command) can cut a character in half anywhere,
+ * not only at its end: the reply is still valid UTF-8. */
+static void
+test_error_reply_utf8(void **state)
+{
+	static const char *const msgs[] = {
+		"unknown command 'caf\xc3'; 'help' lists them",
+		"x \xe6\x97 y",
+		"\xf0\x9f\x93 at the start",
+		"ends cut \xe2\x82",
+		"\xff\xfe bytes that are never UTF-8",
+	};
+	json_object *r, *e, *m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
+		r = request_error_reply(NULL, PROTO_ERR_BAD_ARGUMENT, "f",
+		    msgs[i]);
+		assert_true(json_object_object_get_ex(r, "error", &e));
+		assert_true(json_object_object_get_ex(e, "message", &m));
+		if (!valid_utf8((const unsigned char *)json_object_get_string(m)))
+			fail_msg("message %zu: '%s' is not UTF-8", i,
+			    json_object_get_string(m));
+		json_object_put(r);
+	}
+	/* Whole characters are kept as they are. */
+	r = request_error_reply(NULL, PROTO_ERR_BAD_ARGUMENT, "f",
+	    "caf\xc3\xa9 \xe6\x97\xa5");
+	assert_true(json_object_object_get_ex(r, "error", &e));
+	assert_true(json_object_object_get_ex(e, "message", &m));
+	assert_string_equal(json_object_get_string(m),
+	    "caf\xc3\xa9 \xe6\x97\xa5");
+	json_object_put(r);
+}
+
 int
 main(void)
 {
@@ -322,6 +393,7 @@ main(void)
 		cmocka_unit_test(test_id_exact),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_error_reply_bounded),
+		cmocka_unit_test(test_error_reply_utf8),
 	};
 
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
