@@ -2,6 +2,7 @@
  * (stressctl, the configuration file). */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,12 +193,49 @@ knobs_check_value(const struct knob *k, json_object *v, size_t *index)
 	return KNOBS_VALUE_OK;
 }
 
-/* The message of knobs_apply for a number out of range. */
-static void
-range_error(const struct knob *k, double v, char *err, size_t errlen)
+const char *
+knobs_num_text(double d, char *buf, size_t len)
 {
-	snprintf(err, errlen, "%s must be between %.15g and %.15g, not %.15g",
-	    k->name, k->min, k->max, v);
+	if (d == floor(d) && fabs(d) < 1e16)
+		snprintf(buf, len, "%.0f", d);
+	else
+		snprintf(buf, len, "%.15g", d);
+	return buf;
+}
+
+/* The message of knobs_apply for a number out of range: the value as the
+ * client wrote it when it is exact, else that it is too large or small
+ * (json-c clamps integers past 64 bits and reads 1e400 as infinity). */
+static void
+range_error(const struct knob *k, json_object *v, char *err, size_t errlen)
+{
+	char lo[32], hi[32], val[32];
+	double d = json_object_get_double(v);
+
+	if (json_object_is_type(v, json_type_int)) {
+		if (d >= 0) {
+			uint64_t u = json_object_get_uint64(v);
+
+			if (u == UINT64_MAX)
+				d = INFINITY;
+			else
+				snprintf(val, sizeof(val), "%" PRIu64, u);
+		} else {
+			int64_t n = json_object_get_int64(v);
+
+			if (n == INT64_MIN)
+				d = -INFINITY;
+			else
+				snprintf(val, sizeof(val), "%" PRId64, n);
+		}
+	} else if (isfinite(d))
+		knobs_num_text(d, val, sizeof(val));
+	if (isinf(d))
+		snprintf(val, sizeof(val), "a number that %s",
+		    d > 0 ? "large" : "small");
+	snprintf(err, errlen, "%s must be between %s and %s, not %s", k->name,
+	    knobs_num_text(k->min, lo, sizeof(lo)), knobs_num_text(k->max, hi, sizeof(hi)),
+	    val);
 }
 
 /* An RRA list given as a JSON array. */
@@ -241,18 +279,10 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 
 	switch (k->type) {
 	case KNOB_UINT: {
-		int64_t n;
-
 		if (t != json_type_int)
 			goto badtype;
 		if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK) {
-			errno = 0;
-			n = json_object_get_int64(v);
-			if (errno != 0 || n < 0)
-				snprintf(err, errlen, "%s must be between %.15g "
-				    "and %.15g", k->name, k->min, k->max);
-			else
-				range_error(k, (double)n, err, errlen);
+			range_error(k, v, err, errlen);
 			return -1;
 		}
 		*(uint64_t *)(void *)base = (uint64_t)json_object_get_int64(v);
@@ -265,7 +295,7 @@ apply_one(struct stress_params *p, const struct knob *k, json_object *v,
 			goto badtype;
 		d = json_object_get_double(v);
 		if (knobs_check_value(k, v, NULL) != KNOBS_VALUE_OK) {
-			range_error(k, d, err, errlen);
+			range_error(k, v, err, errlen);
 			return -1;
 		}
 		*(double *)(void *)base = d;
@@ -444,6 +474,11 @@ knobs_parse_text(const struct knob *k, const char *text, char *err,
 
 		errno = 0;
 		n = strtoull(text, &end, 10);
+		/* Digits past 64 bits are a number out of range (the range
+		 * check says so), not "not an integer". */
+		if (errno == ERANGE && *end == '\0' && isdigit((unsigned char)
+		    *text))
+			return json_object_new_uint64(UINT64_MAX);
 		if (*text == '\0' || *end != '\0' || errno != 0 ||
 		    strchr(text, '-') != NULL) {
 			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
@@ -457,7 +492,10 @@ knobs_parse_text(const struct knob *k, const char *text, char *err,
 
 		errno = 0;
 		d = strtod(text, &end);
-		if (*text == '\0' || *end != '\0' || errno != 0) {
+		/* 1e400 is +-HUGE_VAL with ERANGE, which the range check
+		 * refuses; 1e-400 is as good as 0. */
+		if (*text == '\0' || *end != '\0' ||
+		    (errno != 0 && errno != ERANGE)) {
 			snprintf(err, errlen, "%s: '%s' is not %s", k->name, text,
 			    type_name(k->type));
 			return NULL;

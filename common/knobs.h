@@ -146,4 +146,8 @@ int	knobs_check_text(const struct knob *k, const char *s, size_t len,
 /* Every parameter as a JSON object (the echo in status and stress.log). */
 json_object	*knobs_to_json(const struct stress_params *p);
 
+/* A bound or a value as a person writes it (integers in full, not in
+ * e-notation) into buf; returns buf. */
+const char	*knobs_num_text(double d, char *buf, size_t len);
+
 #endif

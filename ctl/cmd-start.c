@@ -68,14 +68,16 @@ check_value(const struct knob *k, json_object *v, const char *what,
     const char *text, const struct ctl_cmd *cmd)
 {
 	size_t bad = 0;
+	char lo[32], hi[32];
 
 	switch (knobs_check_value(k, v, &bad)) {
 	case KNOBS_VALUE_OK:
 	case KNOBS_VALUE_PATH:
 		return PARSE_OK;
 	case KNOBS_VALUE_RANGE:
-		options_usage_error(cmd, "%s: '%s' is out of range (%.15g to "
-		    "%.15g)", what, text, k->min, k->max);
+		options_usage_error(cmd, "%s: '%s' is out of range (%s to %s)",
+		    what, text, knobs_num_text(k->min, lo, sizeof(lo)),
+		    knobs_num_text(k->max, hi, sizeof(hi)));
 		break;
 	case KNOBS_VALUE_NO_RRA:
 		options_usage_error(cmd, "%s: '%s' holds no RRA definition",

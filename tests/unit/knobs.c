@@ -111,6 +111,56 @@ test_apply_errors(void **state)
 	    "between");
 }
 
+/* Numbers past what the knob or json-c can hold get a plain message: the
+ * number as the client wrote it when it is exact, never json-c's clamp
+ * printed in e-notation. */
+static void
+test_huge_numbers(void **state)
+{
+	const char *field;
+	char err[256];
+	struct stress_params p;
+	static const char *const huge[] = {
+		"{\"dir\":\"/x\",\"files\":18446744073709551616}",
+		"{\"dir\":\"/x\",\"files\":99999999999999999999999}",
+		"{\"dir\":\"/x\",\"files\":-18446744073709551616}",
+		"{\"dir\":\"/x\",\"update_time\":1e400}",
+		"{\"dir\":\"/x\",\"update_time\":-1e400}",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		assert_int_equal(apply(&p, huge[i], &field, err), -1);
+		if (strstr(err, "e+") != NULL || strstr(err, "inf") != NULL ||
+		    strstr(err, "922337") != NULL)
+			fail_msg("%s: '%s'", huge[i], err);
+		assert_non_null(strstr(err, "between"));
+		knobs_free(&p);
+	}
+	/* Exact while it fits 64 bits, however large. */
+	expect_error("{\"dir\":\"/x\",\"files\":99999999999999999}", "files",
+	    "not 99999999999999999");
+	expect_error("{\"dir\":\"/x\",\"update_time\":1e300}",
+	    "update_time", "between");
+	/* From text (stressctl, stressd.conf): out of range, not "not an
+	 * integer" or "not a number". */
+	static const char *const text[][2] = {
+		{ "files", "18446744073709551616" },
+		{ "files", "99999999999999999999999" },
+		{ "update_time", "1e400" },
+	};
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		json_object *v = knobs_parse_text(knobs_find(text[i][0]),
+		    text[i][1], err, sizeof(err));
+
+		if (v == NULL)
+			fail_msg("%s %s: %s", text[i][0], text[i][1], err);
+		assert_int_equal(knobs_check_value(knobs_find(text[i][0]), v,
+		    NULL), KNOBS_VALUE_RANGE);
+		json_object_put(v);
+	}
+}
+
 /* A path or RRA that becomes a line of stress.log's header may not hold
  * control characters: a newline in dir could forge a QS: line. */
 static void
@@ -288,6 +338,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_apply_ok),
 		cmocka_unit_test(test_apply_errors),
+		cmocka_unit_test(test_huge_numbers),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_check_value),
