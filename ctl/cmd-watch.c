@@ -23,6 +23,7 @@
 #include "output.h"
 #include "proto.h"
 #include "records.h"
+#include "termsafe.h"
 
 /* watch: values the sparkline shows, and the progress bar's width. */
 #define WATCH_SPARK		40
@@ -216,11 +217,19 @@ watch_draw(struct watch *w, const struct watch_now *now)
 	snprintf(lines[4], sizeof(lines[4]), "significant   %s  max %" PRIu64,
 	    spark, smax);
 
-	if (w->drawn)
-		printf("\033[%dA", WATCH_LINES);
+	/* The cursor moves are watch's own: past the terminal filter. */
+	if (w->drawn) {
+		char up[16];
+
+		snprintf(up, sizeof(up), "\033[%dA", WATCH_LINES);
+		termsafe_raw(up);
+	}
 	for (int i = 0; i < WATCH_LINES; i++) {
 		fit_line(lines[i], cols);
-		printf("\r%s\033[K\n", lines[i]);
+		termsafe_raw("\r");
+		printf("%s", lines[i]);
+		termsafe_raw("\033[K");
+		printf("\n");
 	}
 	w->drawn = true;
 }

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "output.h"
 #include "proto.h"
+#include "termsafe.h"
 
 /* Show a reply's result with the command's view and check it. */
 static int
@@ -51,6 +52,7 @@ main(int argc, char **argv)
 	const char *env;
 	int c, ret = CTL_EXIT_USAGE;
 
+	termsafe_init();
 	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0')
 		ctl.socket = env;
 	else
