@@ -338,9 +338,25 @@ uint64_t
 queue_push_many(struct queue *q, const struct queue_req *reqs, size_t nreqs,
     queue_value_fn fn, void *ctx)
 {
+	uint64_t offered;
+
+	return queue_offer(q, reqs, nreqs, fn, ctx, &offered);
+}
+
+void
+queue_halt(struct queue *q)
+{
+	(void)q;
+}
+
+uint64_t
+queue_offer(struct queue *q, const struct queue_req *reqs, size_t nreqs,
+    queue_value_fn fn, void *ctx, uint64_t *offered)
+{
 	uint64_t accepted = 0, listed = 0;
 	double now = 0;
 
+	*offered = 0;
 	pthread_mutex_lock(&q->mu);
 	for (size_t i = 0; i < nreqs; i++) {
 		bool l;
@@ -348,6 +364,7 @@ queue_push_many(struct queue *q, const struct queue_req *reqs, size_t nreqs,
 		accepted += push_locked(q, reqs[i].file, reqs[i].n, fn, ctx,
 		    &now, &l);
 		listed += l;
+		*offered += reqs[i].n;
 	}
 	wake_writers(q, listed);
 	pthread_mutex_unlock(&q->mu);
