@@ -81,10 +81,10 @@ const struct stats_counter stats_counters[] = {
 	    .log_name = "errors", .log_line = 2, .csv_col = 12 },
 	{ ROW(generator_waits, C, "generator_waits_total",
 	    "times a generator waited at queue_memory_max") },
-	{ ROW(generator_wait_ms, C, "generator_wait_milliseconds_total",
-	    "milliseconds generators waited at queue_memory_max, summed over "
+	{ ROW(generator_wait_ms, C, "generator_wait_seconds_total",
+	    "seconds generators waited at queue_memory_max, summed over "
 	    "generators"),
-	    .csv_col = 14 },
+	    .csv_col = 14, .prom_scale = 0.001 },
 	{ ROW(promotion_count, C, "promotions_total",
 	    "insignificant files promoted by age"),
 	    .log_name = "promotionCount", .log_line = 2,
@@ -101,6 +101,13 @@ uint64_t
 stats_value(const struct stats_counter *k, const struct queue_counters *c)
 {
 	return *(const uint64_t *)(const void *)((const char *)c + k->offset);
+}
+
+double
+stats_prom_value(const struct stats_counter *k, const struct queue_counters *c)
+{
+	return (double)stats_value(k, c) * (k->prom_scale > 0 ? k->prom_scale :
+	    1);
 }
 
 size_t

@@ -113,8 +113,10 @@ wait_for_stats '.generator_waits > 0' 60 >/dev/null
 stop_daemon TERM 60
 assert_eq "$DAEMON_RC" 0 "SIGTERM with waiting generators: exit status"
 
-# ---- 4. the default bound: an eighth of RAM, 16 to 256 MiB
-start_daemon
+# ---- 4. the default bound: an eighth of RAM, 16 to 256 MiB (and the
+# wait on /metrics, in seconds)
+URL=
+if command -v curl >/dev/null; then start_metrics_daemon; else start_daemon; fi
 mem_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
 want=$((mem_kb / 8 / 1024))
 [ "$want" -ge 16 ] || want=16
@@ -129,6 +131,13 @@ assert_num "($got - $want) | fabs" '<=' 1 "default queue_memory_max (MiB)"
 s=$(watch_memory "$got" "$base" '.generator_wait_ms > 0' 120)
 log "default $got MiB reached after $(jnum "$s" elapsed_s) s:" \
     "VmRSS +$(($(kb VmRSS) - base)) kB"
+if [ -n "$URL" ]; then
+	m=$(curl -sS --max-time 30 "$URL/metrics" |
+	    awk '$1 == "stressd_generator_wait_seconds_total" { print $2 }')
+	[ -n "$m" ] || fail "/metrics: no stressd_generator_wait_seconds_total"
+	assert_num "$m" '>=' "$(jnum "$s" generator_wait_ms) / 1000" \
+	    "/metrics: stressd_generator_wait_seconds_total"
+fi
 s=$(CTL_TIMEOUT=$WAIT_TIMEOUT ctlj stop --no-drain)
 assert_eq "$(jget "$s" state)" stopped "default bound, stop --no-drain: state"
 check_held_back "$s" "$got" "default bound, stop --no-drain"
