@@ -65,7 +65,7 @@ start_run --dir "$T/done" --files 500 --zero-files 0 --threads 2 \
     --write-threads 1 --max-updates "$UPDATES" --update-time 0 --rra "$RRA" \
     --queue-memory-max "$BOUND" >/dev/null
 s=$(wait_run)
-assert_eq "$(jget "$s" state)" done "bounded run: state"
+assert_eq "$(jget "$s" state)" 'done' "bounded run: state"
 check_held_back "$s" "$BOUND" "bounded run"
 check_drained "$s" "bounded run"
 assert_eq "$(jnum "$s" generated)" "$UPDATES" "bounded run: generated"
