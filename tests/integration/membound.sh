@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2015  # A && B || fail is meant
+# shellcheck disable=SC2015,SC2119  # A && B || fail is meant; no arguments
 # The queue's memory bound (issue 13, point 6).  Flat out, the generators
 # outrun the writers by far; with an explicit bound and with the default
 # the daemon's resident memory stays under the bound plus an overhead, the
