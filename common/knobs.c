@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "knobs.h"
 
@@ -72,6 +73,10 @@ const struct knob knobs_table[] = {
 	  "org.opennms.rrd.queuing.inSigHighWaterMark", KNOB_UINT,
 	  OFF(insig_high_water), "0", 0, BIG,
 	  "drop insignificant updates past this many pending (0 = off)" },
+	{ "queue_memory_max", "queue-memory-max", NULL, KNOB_UINT,
+	  OFF(queue_memory_max), NULL, 0, 1048576,
+	  "MiB the queue's pending values may take; at it the generators "
+	  "wait (default RAM/8, 16 to 256; 0 = unbounded)" },
 	{ "update_file", "update-file", "stresstest.updatefile", KNOB_STRING,
 	  OFF(update_file), "", 0, 0,
 	  "file of ts:value lines whose values are replayed (default synthetic)" },
@@ -242,6 +247,26 @@ set_from_text(struct stress_params *p, const struct knob *k, const char *v)
 	return -1;
 }
 
+/*
+ * Why an eighth of RAM, at most 256 MiB: the queue holds about 8 bytes a
+ * pending value, so 256 MiB is some 30 million values, far past the depth
+ * at which a run has shown that its storage does not keep up; beyond it a
+ * deeper queue only tells the same thing more slowly while the host runs
+ * out of memory.  One fixed value on every host of 2 GiB or more keeps
+ * runs comparable; an eighth leaves a small host room for its page cache.
+ */
+uint64_t
+knobs_default_queue_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t mib;
+
+	if (pages <= 0 || size <= 0)
+		return 256;
+	mib = (uint64_t)pages / 8 * (uint64_t)size / (1024 * 1024);
+	return mib < 16 ? 16 : mib > 256 ? 256 : mib;
+}
+
 void
 knobs_defaults(struct stress_params *p)
 {
@@ -250,6 +275,7 @@ knobs_defaults(struct stress_params *p)
 		if (knobs_table[i].defval != NULL)
 			set_from_text(p, &knobs_table[i], knobs_table[i].defval);
 	p->zero_files = p->files / 2;
+	p->queue_memory_max = knobs_default_queue_memory();
 }
 
 void

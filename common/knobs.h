@@ -40,6 +40,7 @@ struct stress_params {
 	uint64_t	queue_high_water;
 	uint64_t	sig_high_water;
 	uint64_t	insig_high_water;
+	uint64_t	queue_memory_max;	/* MiB; 0 = unbounded */
 	char		update_file[4096];
 	uint64_t	start;
 	uint64_t	seed;
@@ -118,6 +119,9 @@ enum knobs_value_problem {
 enum knobs_value_problem knobs_check_value(const struct knob *k,
 	    json_object *v, size_t *index);
 
+/* The default of queue_memory_max in MiB: an eighth of physical memory,
+ * at least 16 and at most 256. */
+uint64_t	knobs_default_queue_memory(void);
 /* Fill *p with every default. */
 void	knobs_defaults(struct stress_params *p);
 /* Release what knobs_defaults/knobs_apply allocated. */

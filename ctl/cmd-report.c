@@ -228,6 +228,35 @@ print_errors(json_object *rep)
 	free(cf);
 }
 
+/* Whether the queue's memory bound held the generators back (records
+ * from before it have no "generators"). */
+static void
+print_generators(json_object *rep)
+{
+	json_object *g = jpath(rep, "generators");
+	double wait_s, max, peak;
+
+	if (g == NULL || !jpath_num(g, "wait_s", &wait_s) ||
+	    !jpath_num(g, "queue_memory_max_bytes", &max) ||
+	    !jpath_num(g, "queue_memory_peak_bytes", &peak))
+		return;
+	if (json_object_get_boolean(jpath(g, "held_back"))) {
+		char *n = jpath_text(g, "waits", NULL);
+
+		printf("  generators held back: waited %.3f s in all (%s waits) "
+		    "at the queue's memory bound\n", wait_s, n);
+		free(n);
+	} else
+		printf("  generators never waited at the queue's memory "
+		    "bound\n");
+	if (max > 0)
+		printf("  queue memory: peak %.1f MiB of %.0f MiB "
+		    "(queue_memory_max)\n", peak / 1048576, max / 1048576);
+	else
+		printf("  queue memory: peak %.1f MiB, unbounded "
+		    "(queue_memory_max 0)\n", peak / 1048576);
+}
+
 /* The summary of one record for a person. */
 static void
 report_text(json_object *rep)
@@ -324,6 +353,7 @@ report_text(json_object *rep)
 		printf("  %s rrd_update calls\n", a);
 		free(a);
 	}
+	print_generators(rep);
 
 	putchar('\n');
 	print_queue(rep, "significant_ops_pending",

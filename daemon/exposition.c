@@ -48,7 +48,7 @@ exposition_render(struct evbuffer *out, void *arg)
 		snprintf(name, sizeof(name), "stressd_%s", k->prom);
 		prom_header(out, name, k->kind == STATS_GAUGE ? "gauge" :
 		    "counter", k->help);
-		prom_sample(out, name, NULL, (double)stats_value(k, &c));
+		prom_sample(out, name, NULL, stats_prom_value(k, &c));
 	}
 	if (r != NULL)
 		run_errors_by_kind(r, kinds);

@@ -221,17 +221,17 @@ write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
 	writer_finish(lg->q, &b, &res, w, &lg->hooks);
 }
 
-/* Offer the staged updates under one lock acquisition. */
+/* Offer the staged updates under one lock acquisition (waiting there
+ * while the queue is at its memory bound).  Only what was offered counts
+ * as generated: a stop cuts such a wait short. */
 static void
 flush(struct loadgen *lg, struct queue_req *stage, size_t *nstage)
 {
-	uint64_t n = 0;
+	uint64_t n;
 
 	if (*nstage == 0)
 		return;
-	queue_push_many(lg->q, stage, *nstage, value_cb, lg);
-	for (size_t i = 0; i < *nstage; i++)
-		n += stage[i].n;
+	queue_offer(lg->q, stage, *nstage, value_cb, lg, &n);
 	atomic_fetch_add(&lg->generated, n);
 	*nstage = 0;
 }
@@ -380,6 +380,9 @@ loadgen_stop(struct loadgen *lg)
 	atomic_store(&lg->stop, true);
 	pthread_cond_broadcast(&lg->cv);
 	pthread_mutex_unlock(&lg->mu);
+	/* A generator waiting at the queue's memory bound must not wait for
+	 * writers that a stop without drain no longer feeds. */
+	queue_halt(lg->q);
 }
 
 bool

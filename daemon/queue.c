@@ -5,47 +5,8 @@
 
 #include "queue.h"
 #include "queuepool.h"
+#include "queuepriv.h"
 #include "util.h"
-
-#define NIL		UINT32_MAX
-#define SEG_FIRST_CAP	6	/* 64-byte chunk: 16 header + 6 values */
-#define SEG_MAX_CAP	510	/* 4 KiB chunk */
-
-enum { LIST_NONE, LIST_SIG, LIST_INSIG };
-
-struct qfile {
-	struct queue_seg	*head, *tail;
-	int64_t			 base_ts;
-	uint64_t		 next_k;	/* k of the next enqueued update */
-	double			 oldest;	/* enqueue time of the first pending value */
-	uint64_t		 n_sig, n_insig;	/* pending, not in flight;
-						   zero runs make 2^32 possible */
-	uint32_t		 next, prev;	/* links in the list named by list */
-	uint8_t			 list;
-	uint8_t			 reserved;
-	uint8_t			 create_pending;
-	uint8_t			 exists;
-};
-
-struct flist {
-	uint32_t	head, tail, len;
-};
-
-
-struct queue {
-	pthread_mutex_t		 mu;
-	pthread_cond_t		 work;		/* writers wait for a file */
-	pthread_cond_t		 unreserved;	/* direct writers wait for a file */
-	struct queue_config	 cfg;
-	struct qfile		*f;
-	struct flist		 sig, insig;
-	struct queue_counters	 c;		/* gauges derived at snapshot */
-	struct queuepool	 pool;
-	uint64_t		 insig_queued;
-	double			 promo_last, promo_credit;
-	unsigned		 idle_writers, direct_waiters;
-	bool			 closed;
-};
 
 /* ------------------------------------------------------------ lists */
 
@@ -108,8 +69,8 @@ has_work(const struct qfile *qf)
 /* Put an unreserved file with work on the list its work calls for, or
  * move it from the low list to the high one when significant work came.
  * True when the file became selectable (a writer may be woken for it). */
-static bool
-list_file(struct queue *q, uint32_t i)
+bool
+queue_list_file(struct queue *q, uint32_t i)
 {
 	struct qfile *qf = &q->f[i];
 	bool high = !q->cfg.prioritize || qf->n_sig > 0 || qf->create_pending;
@@ -129,8 +90,8 @@ list_file(struct queue *q, uint32_t i)
 
 /* Wake as many sleeping writers as files became selectable, no more: a
  * futex wake per update would cost more than the enqueue itself. */
-static void
-wake_writers(struct queue *q, uint64_t listed)
+void
+queue_wake_writers(struct queue *q, uint64_t listed)
 {
 	if (listed == 0 || q->idle_writers == 0)
 		return;
@@ -153,29 +114,39 @@ seg_append(struct qfile *qf, struct queue_seg *s)
 	qf->tail = s;
 }
 
-/* Append one value; consecutive zeros grow one run instead of memory. */
-static void
-value_append(struct queue *q, struct qfile *qf, double v)
+/* Does the next value v of qf need a new chunk, and of what cap?
+ * Consecutive zeros grow one run instead of memory. */
+bool
+queue_needs_chunk(const struct qfile *qf, double v, uint32_t *cap)
 {
-	struct queue_seg *t = qf->tail;
+	const struct queue_seg *t = qf->tail;
 
 	if (v == 0.0) {
-		if (t == NULL || t->cap != 0 || t->n == UINT32_MAX)
-			seg_append(qf, t = queuepool_get(&q->pool, 0));
-		t->n++;
-		return;
+		*cap = 0;
+		return t == NULL || t->cap != 0 || t->n == UINT32_MAX;
 	}
-	if (t == NULL || t->cap == 0 || t->n == t->cap) {
-		uint32_t cap = SEG_FIRST_CAP;
+	if (t != NULL && t->cap != 0 && t->n < t->cap)
+		return false;
+	/* Chunks double (in power-of-two sizes) so a deep file costs close
+	 * to 8 bytes a value and a shallow one little. */
+	*cap = SEG_FIRST_CAP;
+	if (t != NULL && t->cap != 0)
+		*cap = t->cap * 2 + 2 > SEG_MAX_CAP ? SEG_MAX_CAP :
+		    t->cap * 2 + 2;
+	return true;
+}
 
-		/* Chunks double (in power-of-two sizes) so a deep file
-		 * costs close to 8 bytes a value and a shallow one little. */
-		if (t != NULL && t->cap != 0)
-			cap = t->cap * 2 + 2 > SEG_MAX_CAP ? SEG_MAX_CAP :
-			    t->cap * 2 + 2;
-		seg_append(qf, t = queuepool_get(&q->pool, cap));
-	}
-	t->v[t->n++] = v;
+void
+queue_value_append(struct queue *q, struct qfile *qf, double v)
+{
+	uint32_t cap;
+
+	if (queue_needs_chunk(qf, v, &cap))
+		seg_append(qf, queuepool_get(&q->pool, cap));
+	if (v == 0.0)
+		qf->tail->n++;
+	else
+		qf->tail->v[qf->tail->n++] = v;
 }
 
 void
@@ -222,6 +193,7 @@ queue_create(const struct queue_config *cfg)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&q->work, &ca);
 	pthread_cond_init(&q->unreserved, &ca);
+	pthread_cond_init(&q->room, &ca);
 	pthread_condattr_destroy(&ca);
 	return q;
 fail:
@@ -237,6 +209,7 @@ queue_destroy(struct queue *q)
 	queuepool_destroy(&q->pool);	/* every chunk lives in a slab */
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->unreserved);
+	pthread_cond_destroy(&q->room);
 	pthread_mutex_destroy(&q->mu);
 	free(q->f);
 	free(q);
@@ -248,122 +221,6 @@ queue_file_init(struct queue *q, uint32_t file, int64_t base_ts, bool exists)
 	pthread_mutex_lock(&q->mu);
 	q->f[file].base_ts = base_ts;
 	q->f[file].exists = exists;
-	pthread_mutex_unlock(&q->mu);
-}
-
-/* ------------------------------------------------------------ producers */
-
-static void
-create_locked(struct queue *q, struct qfile *qf)
-{
-	qf->create_pending = 1;
-	q->c.creates_pending++;
-}
-
-/* Would one more value of this kind pass a high-water mark? */
-static bool
-over_high_water(const struct queue *q, bool sig)
-{
-	const struct queue_config *cfg = &q->cfg;
-
-	if (cfg->queue_high_water &&
-	    q->c.total_operations_pending >= cfg->queue_high_water)
-		return true;
-	if (sig && cfg->sig_high_water &&
-	    q->c.significant_ops_enqueued - q->c.significant_ops_completed -
-	    q->c.significant_ops_discarded >= cfg->sig_high_water)
-		return true;
-	if (!sig && cfg->insig_high_water &&
-	    q->insig_queued >= cfg->insig_high_water)
-		return true;
-	return false;
-}
-
-/* Offer n updates to one file; the caller holds the lock.  Returns the
- * number accepted; *listed is set when the file became selectable. */
-static uint64_t
-push_locked(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
-    void *ctx, double *now, bool *listed)
-{
-	struct qfile *qf = &q->f[file];
-	uint64_t accepted = 0;
-	bool was_empty = qf->head == NULL;
-
-	if (q->cfg.queue_creates && !qf->exists && !qf->create_pending &&
-	    !qf->reserved)
-		create_locked(q, qf);
-	for (uint32_t i = 0; i < n; i++) {
-		/* The value depends on k, which only an accepted update
-		 * consumes, so a drop leaves no gap in a file's timestamps. */
-		double v = fn(ctx, file, qf->next_k);
-		bool sig = v != 0.0;
-
-		q->c.offered++;
-		if (over_high_water(q, sig)) {
-			q->c.dropped++;
-			continue;
-		}
-		value_append(q, qf, v);
-		qf->next_k++;
-		accepted++;
-		q->c.enqueued++;
-		q->c.total_operations_pending++;
-		if (sig) {
-			qf->n_sig++;
-			q->c.significant_ops_enqueued++;
-		} else {
-			qf->n_insig++;
-			q->insig_queued++;
-		}
-	}
-	if (was_empty && qf->head != NULL) {
-		if (*now == 0)
-			*now = util_now();
-		qf->oldest = *now;
-	}
-	*listed = list_file(q, file);
-	return accepted;
-}
-
-uint64_t
-queue_push(struct queue *q, uint32_t file, uint32_t n, queue_value_fn fn,
-    void *ctx)
-{
-	struct queue_req req = { file, n };
-
-	return queue_push_many(q, &req, 1, fn, ctx);
-}
-
-uint64_t
-queue_push_many(struct queue *q, const struct queue_req *reqs, size_t nreqs,
-    queue_value_fn fn, void *ctx)
-{
-	uint64_t accepted = 0, listed = 0;
-	double now = 0;
-
-	pthread_mutex_lock(&q->mu);
-	for (size_t i = 0; i < nreqs; i++) {
-		bool l;
-
-		accepted += push_locked(q, reqs[i].file, reqs[i].n, fn, ctx,
-		    &now, &l);
-		listed += l;
-	}
-	wake_writers(q, listed);
-	pthread_mutex_unlock(&q->mu);
-	return accepted;
-}
-
-void
-queue_push_create(struct queue *q, uint32_t file)
-{
-	struct qfile *qf = &q->f[file];
-
-	pthread_mutex_lock(&q->mu);
-	if (!qf->create_pending) {
-		create_locked(q, qf);
-		wake_writers(q, list_file(q, file));
-	}
 	pthread_mutex_unlock(&q->mu);
 }
 
@@ -486,6 +343,7 @@ queue_done(struct queue *q, struct queue_batch *b,
 	pthread_mutex_lock(&q->mu);
 	queuepool_put(&q->pool, b->segs);
 	b->segs = NULL;
+	queue_room_freed(q);
 	q->c.last_done = now;
 	if (b->create) {
 		q->c.creates_pending--;
@@ -511,7 +369,7 @@ queue_done(struct queue *q, struct queue_batch *b,
 	qf->reserved = 0;
 	/* Values that arrived while the file was reserved already carry
 	 * their enqueue time (push_locked saw an empty list). */
-	wake_writers(q, list_file(q, b->file));
+	queue_wake_writers(q, queue_list_file(q, b->file));
 	if (q->direct_waiters > 0)
 		pthread_cond_broadcast(&q->unreserved);
 	completed = q->c.updates_completed;
@@ -533,11 +391,11 @@ queue_direct_begin(struct queue *q, uint32_t file, uint32_t n,
 	}
 	qf->reserved = 1;
 	if (q->cfg.queue_creates && !qf->exists)
-		create_locked(q, qf);
+		queue_create_locked(q, qf);
 	for (uint32_t i = 0; i < n; i++) {
 		double v = fn(ctx, file, qf->next_k);
 
-		value_append(q, qf, v);
+		queue_value_append(q, qf, v);
 		qf->next_k++;
 		if (v != 0.0) {
 			qf->n_sig++;
@@ -589,6 +447,7 @@ queue_discard(struct queue *q)
 		qf->n_sig = qf->n_insig = 0;
 		n += count;
 	}
+	queue_room_freed(q);
 	pthread_mutex_unlock(&q->mu);
 	return n;
 }
@@ -598,16 +457,26 @@ queue_close(struct queue *q)
 {
 	pthread_mutex_lock(&q->mu);
 	q->closed = true;
+	q->halted = true;
 	pthread_cond_broadcast(&q->work);
 	pthread_cond_broadcast(&q->unreserved);
+	pthread_cond_broadcast(&q->room);
 	pthread_mutex_unlock(&q->mu);
 }
 
 void
 queue_snapshot(struct queue *q, struct queue_counters *c)
 {
+	double now, waited;
+
 	pthread_mutex_lock(&q->mu);
+	now = util_now();	/* under the lock: no wait began after it */
 	*c = q->c;
+	c->queue_memory_bytes = q->pool.used;
+	c->queue_memory_peak_bytes = q->pool.peak;
+	/* The waits going on count up to now: the counter never jumps. */
+	waited = q->wait_s + q->room_waiters * now - q->wait_starts;
+	c->generator_wait_ms = waited > 0 ? (uint64_t)(waited * 1000) : 0;
 	c->files_with_significant_work = q->sig.len;
 	c->files_with_insignificant_work = q->insig.len;
 	c->insignificant_ops_pending = q->insig_queued;

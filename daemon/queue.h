@@ -28,6 +28,9 @@ struct queue_config {
 	uint64_t	insig_high_water;
 	bool		queue_creates;	/* push() queues a create before a
 					   missing file's first update */
+	uint64_t	memory_max;	/* bytes of value chunks pending or in
+					   flight; producers wait at it
+					   (0 = unbounded) */
 };
 
 /* One consistent snapshot of every gauge and counter. */
@@ -40,6 +43,9 @@ struct queue_counters {
 	uint64_t	files_with_insignificant_work;
 	uint64_t	in_flight;			/* values held by writers */
 	uint64_t	creates_pending;		/* queued or in flight */
+	uint64_t	queue_memory_bytes;	/* value chunks held (pending
+						   or in flight), whole */
+	uint64_t	queue_memory_peak_bytes;	/* its highest */
 	/* counters */
 	uint64_t	offered;
 	uint64_t	enqueued;
@@ -64,6 +70,10 @@ struct queue_counters {
 					   writer's cap takes several) */
 	uint64_t	errors;
 	uint64_t	promotion_count;
+	uint64_t	generator_waits;	/* times a producer waited at
+						   memory_max */
+	uint64_t	generator_wait_ms;	/* summed over producers, the
+						   waits in progress included */
 	double		first_dequeue;	/* monotonic s of the first dequeue, 0 = none */
 	double		last_done;	/* monotonic s of the last returned batch */
 	double		taken_at;	/* monotonic s of this snapshot */
@@ -109,7 +119,9 @@ void	queue_file_init(struct queue *q, uint32_t file, int64_t base_ts,
 	    bool exists);
 
 /* Offer n updates to a file; values come from fn(ctx, file, k).  Returns the
- * number enqueued (the rest were dropped by a high-water mark). */
+ * number enqueued (the rest were dropped by a high-water mark).  At
+ * memory_max the caller waits until writers free memory (the high-water
+ * marks still drop, the memory bound never does). */
 uint64_t queue_push(struct queue *q, uint32_t file, uint32_t n,
 	    queue_value_fn fn, void *ctx);
 /* The same for several files under one lock acquisition (generators stage
@@ -120,6 +132,14 @@ struct queue_req {
 };
 uint64_t queue_push_many(struct queue *q, const struct queue_req *reqs,
 	    size_t nreqs, queue_value_fn fn, void *ctx);
+/* queue_push_many that also tells how many updates were offered: fewer
+ * than asked when queue_halt() cut a wait at memory_max short (the rest
+ * were never offered, so consumed no timestamp). */
+uint64_t queue_offer(struct queue *q, const struct queue_req *reqs,
+	    size_t nreqs, queue_value_fn fn, void *ctx, uint64_t *offered);
+/* Wake the producers waiting at memory_max and let none wait again: they
+ * return what they offered so far (the generators are stopping). */
+void	queue_halt(struct queue *q);
 /* Queue a create for a missing file (synchronous-create mode). */
 void	queue_push_create(struct queue *q, uint32_t file);
 
@@ -151,7 +171,8 @@ void	queue_direct_begin(struct queue *q, uint32_t file, uint32_t n,
 
 /* Drop every pending update (stop --no-drain); returns how many. */
 uint64_t queue_discard(struct queue *q);
-/* Wake every blocked writer; queue_take returns false once empty. */
+/* Wake every blocked writer (and, as queue_halt, every waiting
+ * producer); queue_take returns false once empty. */
 void	queue_close(struct queue *q);
 
 void	queue_snapshot(struct queue *q, struct queue_counters *c);

@@ -25,6 +25,12 @@ class_bytes(unsigned c)
 	return c == 0 ? sizeof(struct queue_seg) : (size_t)32 << c;
 }
 
+size_t
+queuepool_chunk_bytes(uint32_t cap)
+{
+	return class_bytes(seg_class(cap));
+}
+
 struct queue_seg *
 queuepool_get(struct queuepool *p, uint32_t cap)
 {
@@ -57,6 +63,9 @@ queuepool_get(struct queuepool *p, uint32_t cap)
 	s->next = NULL;
 	s->n = 0;
 	s->cap = cap;
+	p->used += bytes;
+	if (p->used > p->peak)
+		p->peak = p->used;
 	return s;
 }
 
@@ -69,6 +78,7 @@ queuepool_put(struct queuepool *p, struct queue_seg *s)
 
 		s->next = p->free[c];
 		p->free[c] = s;
+		p->used -= class_bytes(c);
 		s = next;
 	}
 }

@@ -28,11 +28,16 @@ struct queuepool {
 	size_t			 left[QUEUEPOOL_CLASSES]; /* bytes there */
 	void			**slabs;
 	size_t			 nslabs, capslabs;
+	uint64_t		 used;	/* bytes of chunks handed out */
+	uint64_t		 peak;	/* the most used has been */
 };
 
 /* A chunk for cap values (0: a zero run), empty; aborts when out of
  * memory. */
 struct queue_seg	*queuepool_get(struct queuepool *p, uint32_t cap);
+/* The bytes a chunk of cap values takes (its whole size class): what
+ * `used` counts per chunk from get to put. */
+size_t	queuepool_chunk_bytes(uint32_t cap);
 /* Give a chain of chunks back. */
 void	queuepool_put(struct queuepool *p, struct queue_seg *s);
 /* Free every slab; *p is empty again. */

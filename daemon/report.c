@@ -183,6 +183,31 @@ per_s(uint64_t n, double s)
 	return s > 0 ? (double)n / s : 0;
 }
 
+/* Were the generators held back by the queue's memory bound?  Then the
+ * offered load fell short of the asked one, and a verdict must say so. */
+static json_object *
+generators_json(const struct report_input *in)
+{
+	const struct queue_counters *c = in->c;
+	json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "threads",
+	    json_object_new_int64((int64_t)in->p->threads));
+	json_object_object_add(x, "held_back",
+	    json_object_new_boolean(c->generator_waits > 0));
+	json_object_object_add(x, "wait_s",
+	    json_object_new_double((double)c->generator_wait_ms / 1000));
+	json_object_object_add(x, "waits",
+	    json_object_new_int64((int64_t)c->generator_waits));
+	/* 0: unbounded, as the original */
+	json_object_object_add(x, "queue_memory_max_bytes",
+	    json_object_new_int64((int64_t)(in->p->queue_memory_max *
+	    1024 * 1024)));
+	json_object_object_add(x, "queue_memory_peak_bytes",
+	    json_object_new_int64((int64_t)c->queue_memory_peak_bytes));
+	return x;
+}
+
 json_object *
 report_json(const struct report_input *in)
 {
@@ -228,6 +253,7 @@ report_json(const struct report_input *in)
 	    c->dequeued_items > 0 ? (double)c->dequeued_operations /
 	    (double)c->dequeued_items : 0));
 	json_object_object_add(o, "throughput", x);
+	json_object_object_add(o, "generators", generators_json(in));
 
 	json_object_object_add(o, "samples",
 	    json_object_new_int64((int64_t)in->sampler->taken));

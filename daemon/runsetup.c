@@ -257,6 +257,7 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	qc.sig_high_water = r->p.sig_high_water;
 	qc.insig_high_water = r->p.insig_high_water;
 	qc.queue_creates = r->p.queue_creates;
+	qc.memory_max = r->p.queue_memory_max * 1024 * 1024;	/* MiB */
 	if ((r->q = queue_create(&qc)) == NULL)
 		BAD("files", "out of memory for %llu files",
 		    (unsigned long long)r->p.files);

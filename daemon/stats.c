@@ -33,6 +33,11 @@ const struct stats_counter stats_counters[] = {
 	    .csv_col = 3, .rrd_ds = "in_flight" },
 	{ ROW(creates_pending, G, "creates_pending",
 	    "creates queued or in flight") },
+	{ ROW(queue_memory_bytes, G, "queue_memory_bytes",
+	    "bytes of value chunks the queue holds (pending or in flight)"),
+	    .csv_col = 13 },
+	{ ROW(queue_memory_peak_bytes, G, "queue_memory_peak_bytes",
+	    "the most queue_memory_bytes has been in the run") },
 	{ ROW(offered, C, "offered_total",
 	    "updates offered to the queue"),
 	    .csv_col = 6 },
@@ -74,6 +79,12 @@ const struct stats_counter stats_counters[] = {
 	{ ROW(errors, C, "errors_total",
 	    "failed librrd calls"),
 	    .log_name = "errors", .log_line = 2, .csv_col = 12 },
+	{ ROW(generator_waits, C, "generator_waits_total",
+	    "times a generator waited at queue_memory_max") },
+	{ ROW(generator_wait_ms, C, "generator_wait_seconds_total",
+	    "seconds generators waited at queue_memory_max, summed over "
+	    "generators"),
+	    .csv_col = 14, .prom_scale = 0.001 },
 	{ ROW(promotion_count, C, "promotions_total",
 	    "insignificant files promoted by age"),
 	    .log_name = "promotionCount", .log_line = 2,
@@ -90,6 +101,13 @@ uint64_t
 stats_value(const struct stats_counter *k, const struct queue_counters *c)
 {
 	return *(const uint64_t *)(const void *)((const char *)c + k->offset);
+}
+
+double
+stats_prom_value(const struct stats_counter *k, const struct queue_counters *c)
+{
+	return (double)stats_value(k, c) * (k->prom_scale > 0 ? k->prom_scale :
+	    1);
 }
 
 size_t

@@ -41,6 +41,8 @@ struct stats_counter {
 	const char	*log_rate;
 	int		 csv_col;	/* samples.csv column from 1; 0: none */
 	const char	*rrd_ds;	/* metrics.rrd data source, or NULL */
+	double		 prom_scale;	/* /metrics shows value x this, in a
+					   base unit (0: as is) */
 };
 
 extern const struct stats_counter stats_counters[];
@@ -55,6 +57,10 @@ size_t	stats_csv_columns(const struct stats_counter *cols[STATS_CSV_MAX]);
 
 /* The value of row k in c. */
 uint64_t	stats_value(const struct stats_counter *k,
+	    const struct queue_counters *c);
+
+/* The value of row k in c as /metrics shows it (prom_scale applied). */
+double	stats_prom_value(const struct stats_counter *k,
 	    const struct queue_counters *c);
 
 /* Rates over the window between two snapshots. */
