@@ -3,7 +3,6 @@
 #include <grp.h>
 #include <poll.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "acceptpause.h"
+#include "clientcap.h"
 #include "control.h"
 #include "log.h"
 #include "proto.h"
@@ -39,12 +39,7 @@ static struct evconnlistener	*listener;
 static struct acceptpause	*pause_accept;	/* out of fds */
 static struct control_conn	*conns;
 static control_dispatch_fn	 dispatch_fn;
-static unsigned			 nconns;
-/* Who may hold how many connections (control_set_limits). */
-static struct control_limits	 limits = {
-	CONTROL_MAX_CLIENTS, CONTROL_PRIVILEGED, CONTROL_PER_UID,
-	CONTROL_IDLE_S
-};
+static double			 idle_s = CONTROL_IDLE_S;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat		 sock_st;	/* the socket file we made */
 /* Who may change state besides root and the daemon's own user: the
@@ -57,13 +52,8 @@ static char			 ctl_group[64];
 void
 control_set_limits(const struct control_limits *l)
 {
-	limits = *l;
-	if (limits.max_clients == 0)
-		limits.max_clients = 1;
-	if (limits.privileged >= limits.max_clients)
-		limits.privileged = limits.max_clients / 2;
-	if (limits.per_uid == 0)
-		limits.per_uid = 1;
+	idle_s = l->idle_s;
+	clientcap_set(l->max_clients, l->privileged, l->per_uid);
 }
 
 static void
@@ -77,8 +67,8 @@ conn_free(struct control_conn *c)
 		c->next->prev = c->prev;
 	json_object_put(c->deferred_id);
 	bufferevent_free(c->bev);
+	clientcap_release(c->uid);
 	free(c);
-	nconns--;
 }
 
 /* Free a closing connection once nothing is left to send; true if freed. */
@@ -337,7 +327,7 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 			return;
 		}
 		log_info("closing client uid %ld pid %ld: idle for %g s",
-		    (long)c->uid, (long)c->pid, limits.idle_s);
+		    (long)c->uid, (long)c->pid, idle_s);
 		conn_free(c);
 		return;
 	}
@@ -387,73 +377,6 @@ out:
 	return member;
 }
 
-/* Connections uid holds now. */
-static unsigned
-conns_of(uid_t uid)
-{
-	unsigned n = 0;
-
-	for (struct control_conn *c = conns; c != NULL; c = c->next)
-		n += c->uid == uid;
-	return n;
-}
-
-/*
- * May a new connection of uid come in?  Root and the daemon's own uid may
- * use every slot; any other uid neither the last `privileged` slots nor
- * more than `per_uid` at once.  When not, why is set.
- */
-static bool
-admit(uid_t uid, char *why, size_t len)
-{
-	bool privileged = uid == 0 || uid == geteuid();
-
-	if (nconns >= limits.max_clients) {
-		snprintf(why, len, "the daemon holds %u connections, its cap; "
-		    "try again later", limits.max_clients);
-		return false;
-	}
-	if (privileged)
-		return true;
-	if (nconns >= limits.max_clients - limits.privileged) {
-		snprintf(why, len, "the other %u of %u connections are kept "
-		    "for root; try again later", limits.privileged,
-		    limits.max_clients);
-		return false;
-	}
-	if (conns_of(uid) >= limits.per_uid) {
-		snprintf(why, len, "uid %ld already holds %u connections, its "
-		    "share; close some first", (long)uid, limits.per_uid);
-		return false;
-	}
-	return true;
-}
-
-/* A one-line busy reply, sent without waiting, then the close. */
-static void
-refuse(int fd, uid_t uid, pid_t pid, const char *why)
-{
-	static uint64_t refused;
-	json_object *r = request_error_reply(NULL, PROTO_ERR_BUSY, NULL, why);
-	const char *line;
-	size_t len;
-
-	if (refused++ % 1000 == 0)
-		log_warnx("client uid %ld pid %ld refused: %s (%ju refused so "
-		    "far)", (long)uid, (long)pid, why, (uintmax_t)refused);
-	if (r != NULL) {
-		line = json_object_to_json_string_length(r,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-		    &len);
-		if (send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL) ==
-		    (ssize_t)len)
-			(void)send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-		json_object_put(r);
-	}
-	shutdown(fd, SHUT_WR);
-	close(fd);
-}
-
 static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
@@ -473,14 +396,15 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	 * may come in, and a refused one learns why. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1)
 		cred.uid = (uid_t)-1;	/* unknown: read-only, a share */
-	if (!admit(cred.uid, why, sizeof(why))) {
-		refuse(fd, cred.uid, cred.pid, why);
+	if (!clientcap_admit(cred.uid, why, sizeof(why))) {
+		clientcap_refuse(fd, cred.uid, cred.pid, why);
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		log_warnx("out of memory for a client");
+		clientcap_release(cred.uid);
 		free(c);
 		close(fd);
 		return;
@@ -493,7 +417,6 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	if (conns != NULL)
 		conns->prev = c;
 	conns = c;
-	nconns++;
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
 	/* Input past one maximal line is not read: memory per client stays
 	 * bounded, and conn_read sees the overlong line and answers it. */
@@ -502,10 +425,10 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	 * client parked on `wait` for an hour has nothing pending and is not
 	 * cut off.  The read one closes a client that sends nothing for
 	 * idle_s (conn_event spares a parked one). */
-	idle.tv_sec = (time_t)limits.idle_s;
-	idle.tv_usec = (suseconds_t)((limits.idle_s - (double)idle.tv_sec) *
+	idle.tv_sec = (time_t)idle_s;
+	idle.tv_usec = (suseconds_t)((idle_s - (double)idle.tv_sec) *
 	    1e6);
-	bufferevent_set_timeouts(c->bev, limits.idle_s > 0 ? &idle : NULL,
+	bufferevent_set_timeouts(c->bev, idle_s > 0 ? &idle : NULL,
 	    &stall);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
@@ -748,4 +671,5 @@ control_shutdown(void)
 	control_stop_accepting();
 	while (conns != NULL)
 		conn_free(conns);
+	clientcap_reset();
 }
