@@ -321,8 +321,10 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING)) {
-		/* A client parked on wait (or start) is waiting, not idle. */
-		if (c->deferred) {
+		/* A client parked on wait (or start) is waiting, not idle,
+		 * and one still being sent replies is the write timeout's. */
+		if (c->deferred ||
+		    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
 			bufferevent_enable(bev, EV_READ);
 			return;
 		}

@@ -5,7 +5,8 @@
 # connections that never send.  Past its share of the client cap its
 # connections get a one-line `busy` reply and are closed; root's `stats`
 # and `stop` still get in at once (root's reserve); the idle ones are
-# closed after the idle timeout (--client-idle-timeout 6 here).  Needs
+# closed after the idle timeout (--client-idle-timeout 6 here), but a
+# `wait` parked for 10 s is not idle and gets its reply.  Needs
 # root (to be another user); skips otherwise.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
@@ -27,6 +28,10 @@ STRESSD_WRAPPER=(prlimit --nofile=1024:1024 --)
 start_daemon --config "$T/stressd.conf" --client-idle-timeout 6
 start_run --dir "$T/d" --files 20 --max-updates 1000000 --update-time 600 \
     --threads 1 --write-threads 1 --rra "$RRA" >/dev/null
+# A client parked on wait sends nothing but is not idle.
+CTL_TIMEOUT=$WAIT_TIMEOUT ctlj wait >"$T/wait.out" 2>&1 &
+wpid=$!
+wait_started=$SECONDS
 
 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
     "$T/flood" -u "$SOCK" -n 1500 -s 16 >"$T/flood.out" &
@@ -48,9 +53,13 @@ p99=$(printf '%s\n' "${lat[@]}" | sort -n | tail -n 1)
 log "root's stats latency during the flood: p99 (max of 20) ${p99} ms"
 assert_num "$p99" '<' 2000 "root's stats p99 during the control flood (ms)"
 assert_eq "$(jnum "$(cat "$T/s.json")" updates_failed)" 0 "updates failed during the flood"
+while [ $((SECONDS - wait_started)) -lt 10 ]; do sleep 0.5; done
+pid_alive "$wpid" || fail "wait ended before the stop: $(cat "$T/wait.out")"
 timeout -k 2 20 "$STRESSCTL" --socket "$SOCK" stop --no-drain >/dev/null ||
     fail "root's stop during the control flood failed or hung"
 assert_eq "$(jget "$(stats)" state)" stopped "the run after root's stop"
+wait "$wpid" || fail "the parked wait (10 s, idle timeout 6 s) failed: $(cat "$T/wait.out")"
+assert_eq "$(jget "$(cat "$T/wait.out")" state)" stopped "the parked wait's reply"
 
 wait "$fpid" || true
 log "flood end: $(tail -n 2 "$T/flood.out" | head -n 1)"
