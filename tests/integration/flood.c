@@ -1,11 +1,13 @@
 /*
  * flood: hold many connections to a stressd socket, for the flood tests.
  *
- *	flood (-u PATH | -t PORT) -n N [-p PREFIX] [-d] [-s SECONDS]
+ *	flood (-u PATH | -t PORT) -n N [-p PREFIX] [-d] [-o] [-s SECONDS]
  *
  * Opens N connections (Unix socket PATH, or 127.0.0.1:PORT), sends PREFIX
  * once on each (if given), then holds them for SECONDS (default 10),
- * sending one byte ('x') a second on each with -d (a slowloris).  Prints
+ * sending one byte ('x') a second on each with -d (a slowloris).  With -o
+ * a connect the backlog holds back is not retried (it counts as failed),
+ * so the flood can fill a stopped daemon's backlog quickly.  Prints
  * "connected C failed F" once the connects are done, then at the end
  * "open O closed K answered A" (closed: the peer closed it; answered: it
  * sent something) and "first: LINE", the first line any connection got.
@@ -82,19 +84,20 @@ main(int argc, char **argv)
 	const char *prefix = NULL;
 	char first[512] = "", buf[4096];
 	double hold = 10, end, next_drib;
-	int n = 0, drib = 0, ch, nconn = 0, nfail = 0, left;
+	int n = 0, drib = 0, once = 0, ch, nconn = 0, nfail = 0, left;
 
-	while ((ch = getopt(argc, argv, "u:t:n:p:ds:")) != -1) {
+	while ((ch = getopt(argc, argv, "u:t:n:p:dos:")) != -1) {
 		switch (ch) {
 		case 'u': upath = optarg; break;
 		case 't': port = atoi(optarg); break;
 		case 'n': n = atoi(optarg); break;
 		case 'p': prefix = optarg; break;
 		case 'd': drib = 1; break;
+		case 'o': once = 1; break;
 		case 's': hold = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: flood (-u PATH | -t PORT) -n N "
-			    "[-p PREFIX] [-d] [-s SECONDS]\n");
+			    "[-p PREFIX] [-d] [-o] [-s SECONDS]\n");
 			return 2;
 		}
 	}
@@ -127,7 +130,7 @@ main(int argc, char **argv)
 				if (prefix != NULL)
 					(void)send(cs[i].fd, prefix,
 					    strlen(prefix), MSG_NOSIGNAL);
-			} else if (r == -1) {
+			} else if (r == -1 || once) {
 				cs[i].state = 3;
 				nfail++;
 			} else
