@@ -30,5 +30,6 @@
 #define CTL_EXIT_ERROR		1	/* error reply, or the run failed */
 #define CTL_EXIT_USAGE		2
 #define CTL_EXIT_CONNECT	3
+#define CTL_EXIT_TIMEOUT	4	/* no reply within --timeout */
 
 #endif

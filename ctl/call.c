@@ -12,6 +12,7 @@
 #include "call.h"
 #include "client.h"
 #include "cmd.h"
+#include "options.h"
 #include "output.h"
 #include "proto.h"
 
@@ -101,6 +102,7 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 	const char *line;
 	char *text = NULL, err[1024];
 	int ret = CTL_EXIT_ERROR;
+	bool waits;
 
 	*reply = NULL;
 	if ((req = json_object_new_object()) == NULL) {
@@ -119,7 +121,15 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 		goto fail;
 	}
 
-	switch (client_call(ctl->socket, line, ctl->timeout, &text, err,
+	/* wait, stop and start answer when the run has ended or launched:
+	 * only an explicit --timeout bounds their reply.  Connecting is
+	 * always bounded. */
+	waits = strcmp(name, "wait") == 0 || strcmp(name, "stop") == 0 ||
+	    strcmp(name, "start") == 0;
+	client_set_connect_timeout(ctl->timeout >= 0 ? ctl->timeout :
+	    OPTIONS_DEFAULT_TIMEOUT);
+	switch (client_call(ctl->socket, line, ctl->timeout >= 0 ?
+	    ctl->timeout : waits ? 0 : OPTIONS_DEFAULT_TIMEOUT, &text, err,
 	    sizeof(err))) {
 	case CLIENT_OK:
 		ret = parse_reply(ctl, text, reply);
@@ -130,9 +140,16 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 		break;
 	case CLIENT_TIMEOUT:
 		/* Only we stop waiting; the daemon's run goes on. */
-		fprintf(stderr, "stressctl %s: the run was still going after "
-		    "%g s (the timeout); it goes on\n", ctl->cmd->name,
-		    ctl->timeout);
+		if (waits && strcmp(name, "start") != 0) {
+			fprintf(stderr, "stressctl %s: the run was still going "
+			    "after %g s (the timeout); it goes on\n",
+			    ctl->cmd->name, ctl->timeout);
+			break;
+		}
+		/* FALLTHROUGH */
+	case CLIENT_CONNECT_TIMEOUT:
+		fprintf(stderr, "stressctl %s: %s\n", ctl->cmd->name, err);
+		ret = CTL_EXIT_TIMEOUT;
 		break;
 	case CLIENT_IO:
 		fprintf(stderr, "stressctl: %s\n", err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -17,11 +18,26 @@
  * from eating all memory. */
 #define CLIENT_MAX_REPLY	(16 * 1024 * 1024)
 
+static double connect_timeout;	/* seconds; <= 0: none */
+
+void
+client_set_connect_timeout(double seconds)
+{
+	connect_timeout = seconds;
+}
+
+/* Blocking connect, bounded by connect_timeout: a Unix socket's connect
+ * waits while the daemon's backlog is full, at most SO_SNDTIMEO (which
+ * also bounds sending the request); it then fails with EAGAIN. */
 static int
-connect_socket(const char *path, char *err, size_t errlen)
+connect_socket(const char *path, enum client_status *st, char *err,
+    size_t errlen)
 {
 	struct sockaddr_un sun;
+	struct timeval tv;
 	int fd = -1;
+
+	*st = CLIENT_CONNECT;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -38,9 +54,25 @@ connect_socket(const char *path, char *err, size_t errlen)
 		    strerror(errno));
 		goto fail;
 	}
+	if (connect_timeout > 0) {
+		tv.tv_sec = (time_t)connect_timeout;
+		tv.tv_usec = (suseconds_t)((connect_timeout -
+		    (double)tv.tv_sec) * 1e6);
+		if (tv.tv_sec == 0 && tv.tv_usec == 0)
+			tv.tv_usec = 1;
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	while (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
 		if (errno == EINTR)
 			continue;
+		if (errno == EAGAIN && connect_timeout > 0) {
+			snprintf(err, errlen, "cannot connect to %s within %g s "
+			    "(--timeout): its queue of connections is full; is "
+			    "stressd stopped or overloaded?", path,
+			    connect_timeout);
+			*st = CLIENT_CONNECT_TIMEOUT;
+			goto fail;
+		}
 		snprintf(err, errlen, "cannot connect to %s: %s%s", path,
 		    strerror(errno),
 		    errno == ENOENT || errno == ECONNREFUSED ?
@@ -73,8 +105,8 @@ poll_timeout(double deadline)
 
 /* Read until '\n'; a reply may arrive in any number of pieces. */
 static enum client_status
-read_line(int fd, double deadline, char **reply, const char *path, char *err,
-    size_t errlen)
+read_line(int fd, double deadline, double timeout, char **reply,
+    const char *path, char *err, size_t errlen)
 {
 	char *buf = NULL, *nl;
 	size_t len = 0, cap = 0;
@@ -114,8 +146,9 @@ read_line(int fd, double deadline, char **reply, const char *path, char *err,
 			goto fail;
 		}
 		if (r == 0) {
-			snprintf(err, errlen, "%s: no reply within the timeout",
-			    path);
+			snprintf(err, errlen, "no reply from %s within %g s "
+			    "(--timeout); is stressd stopped or overloaded?",
+			    path, timeout);
 			st = CLIENT_TIMEOUT;
 			goto fail;
 		}
@@ -160,8 +193,8 @@ client_call(const char *path, const char *line, double timeout, char **reply,
 	int fd;
 
 	*reply = NULL;
-	if ((fd = connect_socket(path, err, errlen)) == -1)
-		return CLIENT_CONNECT;
+	if ((fd = connect_socket(path, &st, err, errlen)) == -1)
+		return st;
 
 	/* One buffer so the request goes out in one send when it can. */
 	if ((msg = malloc(len + 2)) == NULL) {
@@ -173,11 +206,12 @@ client_call(const char *path, const char *line, double timeout, char **reply,
 	msg[len] = '\n';
 	msg[len + 1] = '\0';
 	if (util_send_all(fd, msg, len + 1) == -1) {
-		snprintf(err, errlen, "%s: send: %s", path, strerror(errno));
-		st = CLIENT_IO;
+		st = errno == EAGAIN ? CLIENT_CONNECT_TIMEOUT : CLIENT_IO;
+		snprintf(err, errlen, "%s: send: %s%s", path, strerror(errno),
+		    st == CLIENT_CONNECT_TIMEOUT ? " (--timeout)" : "");
 		goto out;
 	}
-	st = read_line(fd, deadline, reply, path, err, errlen);
+	st = read_line(fd, deadline, timeout, reply, path, err, errlen);
 out:
 	free(msg);
 	close(fd);

@@ -11,7 +11,11 @@ enum client_status {
 	CLIENT_CONNECT,		/* could not connect: exit 3 */
 	CLIENT_IO,		/* connected, then a send/receive failed */
 	CLIENT_TIMEOUT,		/* no complete reply before the deadline */
+	CLIENT_CONNECT_TIMEOUT,	/* connect (or send) outlasted its timeout */
 };
+
+/* Bound connecting and sending the request (seconds; <= 0: no bound). */
+void			client_set_connect_timeout(double seconds);
 
 /*
  * Connect to the Unix socket at path, send line (a '\n' is appended) and

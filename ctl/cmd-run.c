@@ -2,8 +2,6 @@
  * and the exit status those stats call for. */
 #include "config.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,24 +39,6 @@ parse_stop(struct ctl *ctl, int argc, char **argv)
 	json_object_object_add(ctl->args, "wait",
 	    json_object_new_boolean(true));
 	return options_parse_plain(ctl, argc, argv);
-}
-
-static int
-wait_option(struct ctl *ctl, int c)
-{
-	char *end;
-
-	if (c != OPT_TIMEOUT)
-		return OPTIONS_UNKNOWN;
-	errno = 0;
-	ctl->timeout = strtod(optarg, &end);
-	if (*optarg == '\0' || *end != '\0' || errno != 0 ||
-	    !isfinite(ctl->timeout) || ctl->timeout <= 0) {
-		options_usage_error(ctl->cmd, "--timeout: '%s' is not a "
-		    "positive number of seconds", optarg);
-		return CTL_EXIT_USAGE;
-	}
-	return PARSE_OK;
 }
 
 static const char *
@@ -152,16 +132,15 @@ const struct ctl_cmd cmd_wait_entry = {
 	.summary = "wait until the current run ends and show its final stats",
 	.details =
 	    "Options:\n"
-	    "  --timeout SECONDS  give up after this long (exit status 1)\n"
+	    "  --timeout SECONDS  give up after this long (exit status 1; "
+	    "default: never)\n"
 	    "  -h, --help         print this help and exit\n\nThe exit status "
 	    "is 0 if the run is done or stopped (or there was none), 1 if it\n"
 	    "failed.\n",
 	.options = (const struct option[]){
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
-	.option = wait_option,
 	.parse = options_parse_plain,
 	.text = output_text_stats,
 	.json = output_json_result,

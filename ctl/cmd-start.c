@@ -389,7 +389,7 @@ build_options(struct option **optsp, char ***nonamesp, bool sweep)
 	struct option *opts;
 	size_t nopts = 0;
 
-	*optsp = opts = calloc(2 * knobs_count + 6, sizeof(*opts));
+	*optsp = opts = calloc(2 * knobs_count + 7, sizeof(*opts));
 	*nonamesp = calloc(knobs_count, sizeof(**nonamesp));
 	if (opts == NULL || *nonamesp == NULL)
 		return CTL_EXIT_ERROR;

@@ -39,8 +39,8 @@ cmd_print_list(FILE *f)
 {
 	int w = 0;
 
-	fprintf(f, "usage: stressctl [--socket PATH] [--json] [--help] "
-	    "[--version] COMMAND [options]\n\n"
+	fprintf(f, "usage: stressctl [--socket PATH] [--json] [--timeout S] "
+	    "[--help]\n                 [--version] COMMAND [options]\n\n"
 	    "Control stressd, the RRD storage stress-test daemon.\n\n"
 	    "Commands:\n");
 	for (size_t i = 0; cmd_table[i] != NULL; i++) {
@@ -60,9 +60,12 @@ cmd_print_list(FILE *f)
 	    "  --socket PATH  control socket (default: $STRESSD_SOCKET, "
 	    "else %s)\n"
 	    "  --json         print each reply's result as one line of JSON\n"
+	    "  --timeout S    give up when connecting or a reply takes over S "
+	    "seconds\n                 (default 30; wait, stop and start: "
+	    "no limit on the reply;\n                 0: none)\n"
 	    "  -h, --help     print this help and exit\n"
 	    "  --version      print stressctl's version and exit\n\n"
-	    "--socket and --json may also follow the command.  Every command "
+	    "--socket, --json and --timeout may also follow the command.  Every command "
 	    "takes --help.\n", STRESSD_DEFAULT_SOCKET);
 	options_print_exit_codes(f);
 }

@@ -29,7 +29,7 @@ struct ctl {
 	bool			 json;
 	const struct ctl_cmd	*cmd;
 	json_object		*args;		/* the request's "args" */
-	double			 timeout;	/* seconds, <= 0: none */
+	double			 timeout;	/* --timeout; 0: none, < 0: not given */
 	struct records_ctx	 rec;		/* for the record commands */
 	char			**sweep_dirs;	/* sweep --dir, absolute */
 	int			 nsweep_dirs;

@@ -37,8 +37,10 @@ options_print_exit_codes(FILE *f)
 	    "  %d  error reply from stressd, the run failed, or a file could "
 	    "not be read\n     or written\n"
 	    "  %d  usage error (unknown option, bad value)\n"
-	    "  %d  cannot connect to the control socket\n",
-	    CTL_EXIT_OK, CTL_EXIT_ERROR, CTL_EXIT_USAGE, CTL_EXIT_CONNECT);
+	    "  %d  cannot connect to the control socket\n"
+	    "  %d  no reply within --timeout (default %d s)\n",
+	    CTL_EXIT_OK, CTL_EXIT_ERROR, CTL_EXIT_USAGE, CTL_EXIT_CONNECT,
+	    CTL_EXIT_TIMEOUT, OPTIONS_DEFAULT_TIMEOUT);
 }
 
 
@@ -89,6 +91,11 @@ options_common(struct ctl *ctl, int c)
 		return true;
 	case OPT_SOCKET:
 		ctl->socket = optarg;
+		return true;
+	case OPT_TIMEOUT:
+		if (options_number(ctl->cmd, "--timeout", optarg, 0,
+		    OPTIONS_MAX_TIMEOUT, false, &ctl->timeout) != PARSE_OK)
+			exit(CTL_EXIT_USAGE);
 		return true;
 	}
 	return false;

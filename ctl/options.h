@@ -33,7 +33,13 @@ enum {
 #define OPTIONS_COMMON \
 	{ "help", no_argument, NULL, 'h' }, \
 	{ "json", no_argument, NULL, OPT_JSON }, \
-	{ "socket", required_argument, NULL, OPT_SOCKET }
+	{ "socket", required_argument, NULL, OPT_SOCKET }, \
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT }
+
+/* The --timeout of a command that should answer at once (not wait, stop
+ * or start, whose replies wait for the run): seconds, when not given. */
+#define OPTIONS_DEFAULT_TIMEOUT	30
+#define OPTIONS_MAX_TIMEOUT	31536000
 
 /* What an option handler returns for an option it does not know. */
 #define OPTIONS_UNKNOWN	(-2)
@@ -45,7 +51,8 @@ void	options_usage_error(const struct ctl_cmd *cmd, const char *fmt, ...)
 /* Report a getopt_long failure (c is ':' or '?'), naming the option. */
 int	options_error(const struct ctl_cmd *cmd, int c, char **argv,
 	    const struct option *opts);
-/* --json and --socket; returns true if c was one of them. */
+/* --json, --socket and --timeout; returns true if c was one of them (a
+ * bad --timeout exits with CTL_EXIT_USAGE). */
 bool	options_common(struct ctl *ctl, int c);
 /* The exit status table of every --help. */
 void	options_print_exit_codes(FILE *f);

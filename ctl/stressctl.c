@@ -43,11 +43,12 @@ main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctl ctl = { .socket = NULL };
+	struct ctl ctl = { .socket = NULL, .timeout = -1 };
 	json_object *reply = NULL;
 	const char *env;
 	int c, ret = CTL_EXIT_USAGE;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,6 +17,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "acceptpause.h"
+#include "clientcap.h"
 #include "control.h"
 #include "log.h"
 #include "proto.h"
@@ -36,11 +36,10 @@ struct control_conn {
 };
 
 static struct evconnlistener	*listener;
-static struct acceptpause	*pause_accept;	/* at the cap, out of fds */
+static struct acceptpause	*pause_accept;	/* out of fds */
 static struct control_conn	*conns;
 static control_dispatch_fn	 dispatch_fn;
-static unsigned			 nconns;
-static unsigned			 max_clients;	/* what the fd limit allows */
+static double			 idle_s = CONTROL_IDLE_S;
 static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static struct stat		 sock_st;	/* the socket file we made */
 /* Who may change state besides root and the daemon's own user: the
@@ -50,12 +49,11 @@ static gid_t			 ctl_gid;
 static bool			 have_ctl_gid;
 static char			 ctl_group[64];
 
-/* The pause at the client cap lasts while it is still reached. */
-static bool
-at_client_cap(void *arg)
+void
+control_set_limits(const struct control_limits *l)
 {
-	(void)arg;
-	return nconns >= max_clients;
+	idle_s = l->idle_s;
+	clientcap_set(l->max_clients, l->privileged, l->per_uid);
 }
 
 static void
@@ -69,8 +67,8 @@ conn_free(struct control_conn *c)
 		c->next->prev = c->prev;
 	json_object_put(c->deferred_id);
 	bufferevent_free(c->bev);
+	clientcap_release(c->uid);
 	free(c);
-	nconns--;
 }
 
 /* Free a closing connection once nothing is left to send; true if freed. */
@@ -322,6 +320,19 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 		conn_free(c);
 		return;
 	}
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING)) {
+		/* A client parked on wait (or start) is waiting, not idle,
+		 * and one still being sent replies is the write timeout's. */
+		if (c->deferred ||
+		    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+			bufferevent_enable(bev, EV_READ);
+			return;
+		}
+		log_info("closing client uid %ld pid %ld: idle for %g s",
+		    (long)c->uid, (long)c->pid, idle_s);
+		conn_free(c);
+		return;
+	}
 	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING)) {
 		log_warnx("client uid %ld pid %ld has not read its replies for "
 		    "%d s (%zu bytes unsent); disconnecting", (long)c->uid,
@@ -373,43 +384,54 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
 {
 	struct event_base *base = evconnlistener_get_base(l);
-	struct control_conn *c = calloc(1, sizeof(*c));
-	struct ucred cred;
+	struct control_conn *c;
+	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
 	socklen_t clen = sizeof(cred);
 	const struct timeval stall = { CONTROL_WRITE_STALL_S, 0 };
+	struct timeval idle;
+	char why[160];
 
 	(void)sa;
 	(void)salen;
 	(void)arg;
-	if (nconns + 1 >= max_clients)
-		acceptpause_pause(pause_accept,
-		    "as many clients as the descriptor limit allows");
-	if (c == NULL ||
+	/* Accepting goes on at the cap: the peer's uid decides whether it
+	 * may come in, and a refused one learns why. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1)
+		cred.uid = (uid_t)-1;	/* unknown: read-only, a share */
+	if (!clientcap_admit(cred.uid, why, sizeof(why))) {
+		clientcap_refuse(fd, cred.uid, cred.pid, why);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->bev = bufferevent_socket_new(base, fd,
 	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
 		log_warnx("out of memory for a client");
+		clientcap_release(cred.uid);
 		free(c);
 		close(fd);
 		return;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
-		c->uid = cred.uid;
-		c->pid = cred.pid;
+	c->uid = cred.uid;
+	c->pid = cred.pid;
+	if (cred.uid != (uid_t)-1)
 		c->may_change = peer_may_change(fd, &cred);
-	} else
-		c->uid = (uid_t)-1;	/* unknown: read-only */
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;
 	conns = c;
-	nconns++;
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
 	/* Input past one maximal line is not read: memory per client stays
 	 * bounded, and conn_read sees the overlong line and answers it. */
 	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_MAX_LINE + 2);
-	/* Counts only while replies wait to be sent: a client parked on
-	 * `wait` for an hour has nothing pending and is not cut off. */
-	bufferevent_set_timeouts(c->bev, NULL, &stall);
+	/* The write timeout counts only while replies wait to be sent: a
+	 * client parked on `wait` for an hour has nothing pending and is not
+	 * cut off.  The read one closes a client that sends nothing for
+	 * idle_s (conn_event spares a parked one). */
+	idle.tv_sec = (time_t)idle_s;
+	idle.tv_usec = (suseconds_t)((idle_s - (double)idle.tv_sec) *
+	    1e6);
+	bufferevent_set_timeouts(c->bev, idle_s > 0 ? &idle : NULL,
+	    &stall);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
@@ -576,18 +598,9 @@ int
 control_init(struct event_base *base, const char *path, unsigned mode,
     const char *group, control_dispatch_fn dispatch)
 {
-	struct rlimit rl;
 	int fd = -1, act;
 
-	/* Clients must never take the descriptors the writers, the setup
-	 * thread and librrd need: the run's writes would fail. */
 	dispatch_fn = dispatch;
-	max_clients = CONTROL_MAX_CLIENTS;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
-		max_clients = rl.rlim_cur > 2 * CONTROL_FD_RESERVE ?
-		    (unsigned)(rl.rlim_cur - CONTROL_FD_RESERVE) :
-		    (unsigned)(rl.rlim_cur / 2);
 	/* Activated: the socket and its file are systemd's, not unlinked by
 	 * stressd at exit (sock_path stays empty). */
 	if ((act = activated_socket(&fd)) == -1)
@@ -606,7 +619,7 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 		return -1;
 	}
 	evconnlistener_set_error_cb(listener, accept_error);
-	if ((pause_accept = acceptpause_new(base, listener, at_client_cap,
+	if ((pause_accept = acceptpause_new(base, listener, NULL,
 	    NULL)) == NULL) {
 		/* Without it a full descriptor table would spin the loop. */
 		log_warnx("cannot make the accept pause timer");
@@ -660,4 +673,5 @@ control_shutdown(void)
 	control_stop_accepting();
 	while (conns != NULL)
 		conn_free(conns);
+	clientcap_reset();
 }

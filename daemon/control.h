@@ -20,12 +20,24 @@
  * this long is disconnected: one that pipelines requests and never reads
  * would otherwise hold its connection, and its memory, for ever. */
 #define CONTROL_WRITE_STALL_S		10
-/* Clients connected at once; past it accepting pauses.  With the bound
- * above and one line of input each, all clients together hold < 1 GiB.
- * Lower when the descriptor limit is: CONTROL_FD_RESERVE descriptors stay
- * for the writers, generators (no-queue mode) and librrd. */
+/* Clients connected at once, unless control_set_limits says otherwise
+ * (main gives the descriptor budget's, fdbudget.h).  With the bound above
+ * and one line of input each, all clients together hold < 1 GiB.  Past
+ * the cap, or past a uid's share, a client is answered `busy` and closed;
+ * accepting never pauses for it, so root can always get in. */
 #define CONTROL_MAX_CLIENTS		2048
-#define CONTROL_FD_RESERVE		256
+#define CONTROL_PRIVILEGED		128
+#define CONTROL_PER_UID			960
+/* A client that sends nothing for this long is closed (one parked on
+ * wait or start is not idle). */
+#define CONTROL_IDLE_S			60
+
+struct control_limits {
+	unsigned	max_clients;	/* connections at once, in all */
+	unsigned	privileged;	/* of them, for root and our uid only */
+	unsigned	per_uid;	/* one other uid at most */
+	double		idle_s;		/* close after so long silent; 0: never */
+};
 
 struct control_conn;
 
@@ -40,6 +52,8 @@ typedef void	(*control_dispatch_fn)(struct control_conn *c, json_object *id,
  * a message logged. */
 int	control_init(struct event_base *base, const char *path, unsigned mode,
 	    const char *group, control_dispatch_fn dispatch);
+/* The caps and the idle timeout, before control_init. */
+void	control_set_limits(const struct control_limits *l);
 /* Close the listening socket (and remove it); clients stay. */
 void	control_stop_accepting(void);
 /* True while some client still has replies to be sent. */

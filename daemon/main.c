@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <systemd/sd-daemon.h>
@@ -16,6 +15,7 @@
 #include "conffile.h"
 #include "control.h"
 #include "exposition.h"
+#include "fdbudget.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "prom.h"
@@ -45,6 +45,8 @@ static struct {
 	int		 log_level;	/* -1: not given */
 	double		 drain_timeout;	/* < 0: not given */
 } ov = { NULL, NULL, NULL, -1, -1 };
+/* --client-idle-timeout: seconds a silent control client is kept. */
+static double			 client_idle_s = CONTROL_IDLE_S;
 
 static void
 apply_overrides(struct config *c)
@@ -102,7 +104,7 @@ usage(FILE *fp)
 	fprintf(fp,
 "usage: stressd [--config FILE] [--check-config] [--socket PATH]\n"
 "               [--state-dir DIR] [--log-level LEVEL] [--drain-timeout SECONDS]\n"
-"               [--metrics-listen [ADDR:]PORT]\n"
+"               [--metrics-listen [ADDR:]PORT] [--client-idle-timeout SECONDS]\n"
 "\n"
 "Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
 "writer threads behind a per-file queue, driven by stressctl(1).\n"
@@ -120,6 +122,9 @@ usage(FILE *fp)
 "  -m, --metrics-listen [ADDR:]PORT\n"
 "                         serve Prometheus metrics at GET /metrics (ADDR\n"
 "                         defaults to 127.0.0.1; [::1]:PORT for IPv6)\n"
+"      --client-idle-timeout SECONDS\n"
+"                         close a control client that sends nothing this\n"
+"                         long (default 60; 0: never)\n"
 "  -h, --help             this text\n"
 "  -V, --version          print the version and exit\n"
 "\n"
@@ -239,6 +244,7 @@ parse_options(int argc, char *argv[], bool *check)
 		{ "log-level",	required_argument,	NULL, 'l' },
 		{ "metrics-listen", required_argument,	NULL, 'm' },
 		{ "drain-timeout", required_argument,	NULL, 't' },
+		{ "client-idle-timeout", required_argument, NULL, 'I' },
 		{ "config",	required_argument,	NULL, 'c' },
 		{ "check-config", no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -302,6 +308,18 @@ parse_options(int argc, char *argv[], bool *check)
 			}
 			break;
 		}
+		case 'I': {
+			char *end;
+
+			client_idle_s = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(client_idle_s >= 0 && client_idle_s <= 86400)) {
+				fprintf(stderr, "stressd: --client-idle-timeout: "
+				    "'%s' is not 0 to 86400 seconds\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -322,6 +340,33 @@ parse_options(int argc, char *argv[], bool *check)
 		return 2;
 	}
 	return -1;
+}
+
+/*
+ * Raise the descriptor limit and share it out: the writers' and engine's
+ * reserve is what no client may take, so a flood of connections never
+ * fails a write (fdbudget.h has the formula).
+ */
+static void
+budget_descriptors(void)
+{
+	struct control_limits cl;
+	struct fdbudget b;
+	unsigned limit = fdbudget_raise_limit();
+
+	if (fdbudget_split(limit, &b) == -1)
+		fatalx("a descriptor limit of %u is too small (at least 16)",
+		    limit);
+	cl.max_clients = b.control;
+	cl.privileged = b.privileged;
+	cl.per_uid = b.per_uid;
+	cl.idle_s = client_idle_s;
+	control_set_limits(&cl);
+	prom_set_limits(b.metrics, PROM_DEADLINE_S);
+	log_info("descriptors: limit %u; %u kept for writers and the engine, "
+	    "%u for /metrics, %u for control clients (%u of them for root, "
+	    "%u at most per other uid)", b.limit, b.reserve, b.metrics,
+	    b.control, b.privileged, b.per_uid);
 }
 
 /* GET /metrics, when metrics_listen asks for it. */
@@ -350,7 +395,6 @@ main(int argc, char *argv[])
 	struct event *ev_term, *ev_int, *ev_hup, *ev_tick;
 	struct timeval tick = { 0, TICK_USEC };
 	uint64_t watchdog_usec;
-	struct rlimit rl;
 
 	/*
 	 * Each run allocates and frees blocks of about 1 MB (queue slabs, the
@@ -385,11 +429,7 @@ main(int argc, char *argv[])
 		    "stressd can", config_path);
 	drain_timeout = cfg->drain_timeout;
 	signal(SIGPIPE, SIG_IGN);
-	/* Every client is a descriptor: allow as many as the hard limit. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
+	budget_descriptors();
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");

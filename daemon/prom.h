@@ -1,11 +1,14 @@
 /*
- * Prometheus exporter: an HTTP listener on libevent's evhttp that answers
- * GET /metrics with whatever the render callback writes, and helpers that
- * write the text exposition format 0.0.4 into an evbuffer.
+ * Prometheus exporter: an HTTP listener (promhttp.c) that answers GET
+ * /metrics with whatever the render callback writes, and helpers (prom.c)
+ * that write the text exposition format 0.0.4 into an evbuffer.
  *
  * The listener runs on the daemon's event loop beside the control socket,
- * so nothing here blocks: replies are rendered from memory and queued,
- * idle or slow clients are dropped after PROM_TIMEOUT_S.
+ * so nothing here blocks: replies are rendered from memory and queued;
+ * at most PROM_MAX_CONNS connections are held (more are closed as they are
+ * accepted), and each request must be read and answered within
+ * PROM_DEADLINE_S of its connection's accept (or of the previous reply on
+ * a kept-alive connection), however its bytes trickle in.
  *
  * Metric names passed to the helpers must already be valid Prometheus
  * names ([a-zA-Z_:][a-zA-Z0-9_:]*); label values from outside (paths, run
@@ -24,9 +27,12 @@
 /* A scrape is a few lines of request: anything bigger is not Prometheus. */
 #define PROM_MAX_HEADERS_SIZE	8192
 #define PROM_MAX_BODY_SIZE	0
-/* Seconds a connection may stay idle (reading or writing) before it is
- * dropped, so a stalled client cannot hold a descriptor for long. */
-#define PROM_TIMEOUT_S		10
+/* Seconds a request may take, from accept to its reply sent; bytes do
+ * not extend it, so a slow client cannot hold a descriptor for long. */
+#define PROM_DEADLINE_S		10
+/* Connections held at once, unless prom_set_limits says otherwise (the
+ * descriptor budget, fdbudget.h, gives the daemon's). */
+#define PROM_MAX_CONNS		64
 
 /* Write the body of one scrape into out. */
 typedef void	(*prom_render_fn)(struct evbuffer *out, void *arg);
@@ -36,6 +42,11 @@ typedef void	(*prom_render_fn)(struct evbuffer *out, void *arg);
  * port (see prom_port).  0, or -1 with a message in err. */
 int	prom_start(struct event_base *base, const char *addr,
 	    prom_render_fn render, void *arg, char *err, size_t errlen);
+/* Cap the connections held at once and set the request deadline (s);
+ * before prom_start. */
+void	prom_set_limits(unsigned max_connections, double deadline_s);
+/* Connections held now. */
+unsigned	prom_connections(void);
 /* The port listened on, or -1 when not listening. */
 int	prom_port(void);
 /* Close the listener and every connection; harmless when not started. */

@@ -566,6 +566,88 @@ test_http(void **state)
 	event_base_free(base);
 }
 
+/* Turn the loop for about ms milliseconds. */
+static void
+spin(struct event_base *base, int ms)
+{
+	struct timespec nap = { 0, 1000000 };
+
+	for (int i = 0; i < ms; i++) {
+		assert_true(event_base_loop(base, EVLOOP_NONBLOCK) >= 0);
+		nanosleep(&nap, NULL);
+	}
+}
+
+static int
+tcp_to(int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	return fd;
+}
+
+/* Closed by the server: recv sees EOF (or a reset). */
+static bool
+closed_by_peer(int fd)
+{
+	char b[256];
+	ssize_t r;
+
+	while ((r = recv(fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
+		;
+	return r == 0 || (r == -1 && errno != EAGAIN);
+}
+
+/* Past the cap a connection is closed at once; a request that dribbles in
+ * is cut at the deadline from accept, however often bytes come. */
+static void
+test_limits(void **state)
+{
+	struct event_base *base = event_base_new();
+	static struct client c;
+	char err[256];
+	int renders = 0, port, a, b, x;
+
+	(void)state;
+	assert_non_null(base);
+	prom_set_limits(2, 1.0);
+	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
+	    err, sizeof(err)), 0);
+	port = prom_port();
+	a = tcp_to(port);
+	b = tcp_to(port);
+	assert_int_equal(send(a, "GET /metrics HTTP/1.1\r\n", 23, 0), 23);
+	spin(base, 100);
+	assert_int_equal(prom_connections(), 2);
+	x = tcp_to(port);
+	spin(base, 100);
+	assert_true(closed_by_peer(x));
+	assert_int_equal(prom_connections(), 2);
+	assert_false(closed_by_peer(a));
+	/* A byte every 100 ms does not keep a past its second. */
+	for (int i = 0; i < 15; i++) {
+		(void)send(a, "X", 1, MSG_NOSIGNAL);
+		spin(base, 100);
+	}
+	assert_true(closed_by_peer(a));
+	assert_true(closed_by_peer(b));
+	assert_int_equal(prom_connections(), 0);
+	assert_int_equal(renders, 0);
+	get(base, port, "GET /metrics HTTP/1.0\r\n\r\n", &c);
+	assert_int_equal(status_of(&c), 200);
+	close(a);
+	close(b);
+	close(x);
+	prom_stop();
+	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
+	event_base_free(base);
+}
+
 static void
 test_listen_forms(void **state)
 {
@@ -659,6 +741,7 @@ main(void)
 		cmocka_unit_test(test_histogram_monotone),
 		cmocka_unit_test(test_histogram_empty),
 		cmocka_unit_test_teardown(test_http, teardown),
+		cmocka_unit_test_teardown(test_limits, teardown),
 		cmocka_unit_test_teardown(test_listen_forms, teardown),
 		cmocka_unit_test_teardown(test_listen_ipv6, teardown),
 	};

@@ -1,0 +1,27 @@
+/* Who may hold how many control connections: a cap on them all, a part
+ * of it only root and the daemon's own uid may take, and a share no other
+ * uid may pass, so one uid's flood cannot lock root (or anyone) out.
+ * control.c asks before it takes a client and tells when one leaves. */
+#ifndef STRESSD_CLIENTCAP_H
+#define STRESSD_CLIENTCAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* max in all; privileged of them for root and our uid; per_uid at most
+ * for any other uid. */
+void	clientcap_set(unsigned max, unsigned privileged, unsigned per_uid);
+/* May a connection of uid come in?  If so it is counted (until
+ * clientcap_release); if not, why says which limit. */
+bool	clientcap_admit(uid_t uid, char *why, size_t len);
+void	clientcap_release(uid_t uid);
+/* Connections counted now. */
+unsigned clientcap_count(void);
+/* Answer fd one line, a `busy` error carrying why, without waiting, and
+ * close it. */
+void	clientcap_refuse(int fd, uid_t uid, pid_t pid, const char *why);
+/* Forget every count (the connections are gone). */
+void	clientcap_reset(void);
+
+#endif
