@@ -13,12 +13,14 @@
 #include <unistd.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/util.h>
 #include <systemd/sd-daemon.h>
 
 #include "acceptpause.h"
 #include "control.h"
+#include "fdqueue.h"
 #include "log.h"
 #include "proto.h"
 #include "request.h"
@@ -33,7 +35,18 @@ struct control_conn {
 	uid_t			 uid;
 	pid_t			 pid;
 	bool			 may_change;	/* start/stop allowed */
+	/* The bufferevent only writes: reading is conn_recv's, with
+	 * recvmsg, so that descriptors passed with a request are kept. */
+	struct event		*rd;
+	struct fdqueue		 fds;
+	uint64_t		 consumed;	/* input bytes handled */
+	uint64_t		 line_end;	/* stream offset of the LF of
+						   the line being handled */
 };
+
+/* Input past one maximal line is not read: memory per client stays
+ * bounded, and conn_read sees the overlong line and answers it. */
+#define CONTROL_INPUT_MAX	(PROTO_MAX_LINE + 2)
 
 static struct evconnlistener	*listener;
 static struct acceptpause	*pause_accept;	/* at the cap, out of fds */
@@ -68,6 +81,9 @@ conn_free(struct control_conn *c)
 	if (c->next != NULL)
 		c->next->prev = c->prev;
 	json_object_put(c->deferred_id);
+	if (c->rd != NULL)
+		event_free(c->rd);
+	fdqueue_clear(&c->fds);
 	bufferevent_free(c->bev);
 	free(c);
 	nconns--;
@@ -201,19 +217,39 @@ control_admit_change(struct control_conn *c, json_object *id, const char *cmd)
 	return true;
 }
 
-/* Check the envelope of one request line and hand it on. */
+int
+control_take_fd(struct control_conn *c)
+{
+	return fdqueue_take(&c->fds, c->line_end);
+}
+
+uid_t
+control_peer_uid(const struct control_conn *c)
+{
+	return c->uid;
+}
+
+/* Check the envelope of one request line and hand it on.  used is what
+ * it took of the input (its LF included); descriptors sent with it and
+ * not taken by its command are closed. */
 static void
-handle_line(struct control_conn *c, const char *line, size_t len)
+handle_line(struct control_conn *c, const char *line, size_t len,
+    size_t used)
 {
 	struct request req;
 	struct request_error err;
 
+	c->line_end = c->consumed + len;
+	c->consumed += used;
 	if (request_parse(line, len, &req, &err) == -1)
 		control_reply_error(c, req.id, err.code, err.field, "%s",
 		    err.message);
 	else
 		dispatch_fn(c, req.id, req.cmd, req.args);
 	request_free(&req);
+	if (fdqueue_drop(&c->fds, c->line_end) > 0)
+		log_debug("client pid %ld: closed descriptors its request "
+		    "did not take", (long)c->pid);
 }
 
 /* The unterminated rest of the input, as one request line. */
@@ -229,9 +265,22 @@ handle_rest(struct control_conn *c, struct evbuffer *in)
 	}
 	evbuffer_remove(in, line, n);
 	line[n] = '\0';
-	handle_line(c, line, n);
+	handle_line(c, line, n, n);
 	free(line);
 }
+
+/* Read while there is room for input and the client may send more. */
+static void
+conn_rearm(struct control_conn *c)
+{
+	if (!c->closing && !c->peer_eof && evbuffer_get_length(
+	    bufferevent_get_input(c->bev)) < CONTROL_INPUT_MAX)
+		event_add(c->rd, NULL);
+	else
+		event_del(c->rd);
+}
+
+static void	conn_event(struct bufferevent *, short, void *);
 
 /* Handle every complete request line in the input.  A parked client's
  * lines wait, so a later request cannot overtake the deferred reply;
@@ -269,7 +318,7 @@ conn_read(struct bufferevent *bev, void *arg)
 		line = evbuffer_readln(in, &got, EVBUFFER_EOL_LF);
 		if (line == NULL)
 			break;
-		handle_line(c, line, got);
+		handle_line(c, line, got, got + 1);
 		free(line);
 	}
 	/* After the client's EOF its last line counts without an LF too
@@ -283,11 +332,51 @@ conn_read(struct bufferevent *bev, void *arg)
 	if (c->peer_eof && !c->deferred &&
 	    evbuffer_get_length(in) == 0)
 		c->closing = true;
+	conn_rearm(c);
 	if (c->closing) {
-		bufferevent_disable(bev, EV_READ);
 		evbuffer_drain(in, evbuffer_get_length(in));
+		fdqueue_clear(&c->fds);
 		conn_reap(c);
 	}
+}
+
+/* Read more input (with the descriptors that come along), up to one
+ * maximal line buffered, then handle it.  EOF and errors go where the
+ * bufferevent's would. */
+static void
+conn_recv(evutil_socket_t fd, short what, void *arg)
+{
+	struct control_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	size_t room = CONTROL_INPUT_MAX - evbuffer_get_length(in);
+	char buf[16384];
+	ssize_t n;
+
+	(void)what;
+	if (room == 0) {	/* conn_read rearms once lines have left */
+		event_del(c->rd);
+		return;
+	}
+	n = fdqueue_recv(&c->fds, fd, buf, room < sizeof(buf) ? room :
+	    sizeof(buf));
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_event(c->bev, BEV_EVENT_READING |
+		    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), c);
+		return;
+	}
+	/* A socket bufferevent keeps its input's end frozen for its own
+	 * reads; this is the one read. */
+	evbuffer_unfreeze(in, 0);
+	if (evbuffer_add(in, buf, (size_t)n) == -1) {
+		c->closing = true;
+		log_warnx("out of memory for the input of client pid %ld",
+		    (long)c->pid);
+	}
+	evbuffer_freeze(in, 0);
+	conn_read(c->bev, c);
 }
 
 /* Output drained: free a closing client, or read on where backpressure
@@ -398,19 +487,24 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		c->may_change = peer_may_change(fd, &cred);
 	} else
 		c->uid = (uid_t)-1;	/* unknown: read-only */
+	fdqueue_init(&c->fds);
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;
 	conns = c;
 	nconns++;
+	if ((c->rd = event_new(base, fd, EV_READ | EV_PERSIST, conn_recv,
+	    c)) == NULL) {
+		log_warnx("out of memory for a client");
+		conn_free(c);
+		return;
+	}
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
-	/* Input past one maximal line is not read: memory per client stays
-	 * bounded, and conn_read sees the overlong line and answers it. */
-	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_MAX_LINE + 2);
 	/* Counts only while replies wait to be sent: a client parked on
 	 * `wait` for an hour has nothing pending and is not cut off. */
 	bufferevent_set_timeouts(c->bev, NULL, &stall);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	bufferevent_enable(c->bev, EV_WRITE);
+	event_add(c->rd, NULL);
 }
 
 static void
