@@ -24,5 +24,10 @@ enum client_status {
 enum client_status	client_call(const char *path, const char *line,
 			    double timeout, char **reply, char *err,
 			    size_t errlen);
+/* The same, passing descriptor pass_fd (not -1) with the request line
+ * (SCM_RIGHTS on the message that starts it). */
+enum client_status	client_call_fd(const char *path, const char *line,
+			    int pass_fd, double timeout, char **reply,
+			    char *err, size_t errlen);
 
 #endif

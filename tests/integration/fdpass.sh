@@ -74,8 +74,9 @@ replayed() {
 	bad=$(awk '$2 != 4 || $3 + 0 != 5 { print; exit }' <<<"$scan")
 	[ -z "$bad" ] || fail "$1: expected 4 updates ending in 5: $bad"
 	f=$(rrdtool fetch "$2/3.rrd" AVERAGE -s $START_TS \
-	    -e $((START_TS + 4 * STEP)) | awk -F': ' '/^[0-9]+:/ {
-	    printf "%s=%g ", $1, $2 }')
+	    -e $((START_TS + 4 * STEP)) | awk -v end=$((START_TS + 4 * STEP)) '
+	    /^ *[0-9]+:/ { ts = $1; sub(":", "", ts)
+		if (ts + 0 <= end) printf "%s=%g ", ts, $2 }')
 	assert_eq "$f" "946710300=5 946710600=0 946710900=7.5 946711200=5 " \
 	    "$1: values fetched from one file"
 }
