@@ -137,6 +137,36 @@ assert_eq "$rc" 1 "a bad own update_file: exit status ($out)"
 assert_contains "$out" "own-garbage" "a bad own update_file: the line quoted"
 assert_contains "$out" update_file "a bad own update_file: the field"
 
+# ---- pipelined: a descriptor goes with its own request line only, and
+# one no request takes is closed
+cc -O2 -o "$T/fdclient" "$TOP_SRCDIR/tests/integration/fdclient.c" ||
+    fail "cannot build fdclient"
+fd_req() {
+	printf '{"cmd":"start","args":{"dir":"%s","files":10,"zero_files":0,"threads":1,"max_updates":40,"update_time":0,"rras":["%s"],"update_file":"%s","update_fd":true},"id":%d}' \
+	    "$1" "$RRA" "$T/mine.txt" "$2"
+}
+nfd0=$(find "/proc/$DPID/fd" -mindepth 1 | wc -l)
+out=$(setpriv --reuid=nobody --regid=nogroup --groups=users \
+    "$T/fdclient" "$SOCK" "$T/mine.txt" '+{"cmd":"version","id":1}' \
+    "$(fd_req "$A/pipe1" 2)" "+$(fd_req "$A/pipe2" 3)") ||
+    fail "fdclient: $out"
+assert_eq "$(jget "$(sed -n 1p <<<"$out")" ok)" true "pipelined version with a descriptor"
+r=$(sed -n 2p <<<"$out")
+assert_eq "$(jget "$r" error.field)" update_fd \
+    "a request without a descriptor does not get an earlier line's ($r)"
+r=$(sed -n 3p <<<"$out")
+assert_eq "$(jget "$r" ok)" true "a pipelined start with its descriptor ($r)"
+s=$(wait_run)
+assert_eq "$(jget "$s" state)" done "the pipelined run"
+replayed "the pipelined run" "$A/pipe2"
+[ ! -e "$A/pipe1" ] || fail "the start without a descriptor made its directory"
+for _ in $(seq 50); do
+	nfd=$(find "/proc/$DPID/fd" -mindepth 1 | wc -l)
+	[ "$nfd" -le "$nfd0" ] && break
+	sleep 0.1
+done
+assert_eq "$nfd" "$nfd0" "the daemon's descriptors after passed ones"
+
 # ---- a profile's path (stressd.conf is root's): read, never quoted
 as_user --json start --profile replay --files 10 --zero-files 0 \
     --threads 1 --max-updates 40 --update-time 0 --rra "$RRA" \
