@@ -16,10 +16,10 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/util.h>
-#include <systemd/sd-daemon.h>
 
 #include "acceptpause.h"
 #include "control.h"
+#include "ctlsocket.h"
 #include "fdqueue.h"
 #include "log.h"
 #include "proto.h"
@@ -47,6 +47,9 @@ struct control_conn {
 /* Input past one maximal line is not read: memory per client stays
  * bounded, and conn_read sees the overlong line and answers it. */
 #define CONTROL_INPUT_MAX	(PROTO_MAX_LINE + 2)
+/* Descriptors clients do not get: the reserve, and room for those they
+ * pass with requests. */
+#define CONTROL_FD_KEPT		(CONTROL_FD_RESERVE + FDQUEUE_MAX_TOTAL)
 
 static struct evconnlistener	*listener;
 static struct acceptpause	*pause_accept;	/* at the cap, out of fds */
@@ -54,8 +57,6 @@ static struct control_conn	*conns;
 static control_dispatch_fn	 dispatch_fn;
 static unsigned			 nconns;
 static unsigned			 max_clients;	/* what the fd limit allows */
-static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-static struct stat		 sock_st;	/* the socket file we made */
 /* Who may change state besides root and the daemon's own user: the
  * members of the socket file's group (what SocketGroup= or socket_group
  * gave it), the people the file mode lets connect. */
@@ -520,126 +521,6 @@ accept_error(struct evconnlistener *l, void *arg)
 		log_warnx("accept: %s", strerror(e));
 }
 
-/* Is someone answering on path?  Decides between "live daemon, refuse"
- * and "stale file, replace". */
-static bool
-socket_alive(const char *path)
-{
-	struct sockaddr_un sun;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool alive;
-
-	if (fd == -1)
-		return false;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	alive = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
-	close(fd);
-	return alive;
-}
-
-/*
- * The listening socket systemd passed (socket activation), if any: 1 and
- * *fd set, 0 when not activated, -1 on a socket stressd cannot use.
- */
-static int
-activated_socket(int *fd)
-{
-	int n = sd_listen_fds(1);
-
-	if (n == 0)
-		return 0;
-	if (n < 0) {
-		log_warnx("sd_listen_fds: %s", strerror(-n));
-		return -1;
-	}
-	if (n > 1) {
-		log_warnx("systemd passed %d sockets; stressd takes one", n);
-		return -1;
-	}
-	*fd = SD_LISTEN_FDS_START;
-	if (sd_is_socket_unix(*fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-		log_warnx("the socket systemd passed is not a listening Unix "
-		    "stream socket");
-		return -1;
-	}
-	evutil_make_socket_nonblocking(*fd);
-	evutil_make_socket_closeonexec(*fd);
-	return 1;
-}
-
-/* Create and bind path (replacing a stale socket file) with the given
- * mode and group ("" leaves the group); the fd or -1. */
-static int
-own_socket(const char *path, unsigned mode, const char *group)
-{
-	struct sockaddr_un sun;
-	struct stat st;
-	mode_t old_mask;
-	int fd, rc;
-
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		log_warnx("socket path too long: %s", path);
-		return -1;
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			log_warnx("%s exists and is not a socket; not "
-			    "replacing it", path);
-			return -1;
-		}
-		if (socket_alive(path)) {
-			log_warnx("another stressd is answering on %s", path);
-			return -1;
-		}
-		log_info("replacing stale socket %s", path);
-		unlink(path);
-	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) == -1) {
-		log_warn("socket");
-		return -1;
-	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	/* Made 0600 and opened up only once it has its group: no client of
-	 * the wrong group can connect in between.  (Start-up runs no other
-	 * thread yet, so the process-wide umask is safe to borrow.) */
-	old_mask = umask(0177);
-	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
-	umask(old_mask);
-	if (rc == -1) {
-		log_warn("bind %s", path);
-		close(fd);
-		return -1;
-	}
-	/* The group decides who may start and stop runs: without it the
-	 * socket must not open up at all. */
-	if (group[0] != '\0') {
-		struct group *gr = getgrnam(group);
-
-		if (gr == NULL || chown(path, (uid_t)-1, gr->gr_gid) == -1) {
-			if (gr == NULL)
-				log_warnx("socket_group %s: no such group",
-				    group);
-			else
-				log_warn("chown %s to group %s", path, group);
-			close(fd);
-			unlink(path);
-			return -1;
-		}
-	}
-	if (chmod(path, (mode_t)mode) == -1)
-		log_warn("chmod %s", path);
-	if (lstat(path, &sock_st) == -1)
-		memset(&sock_st, 0, sizeof(sock_st));
-	snprintf(sock_path, sizeof(sock_path), "%s", path);
-	log_info("listening on %s", path);
-	return fd;
-}
-
 /* The group whose members may start and stop runs: the socket file's. */
 static void
 control_group_of(int fd)
@@ -678,17 +559,17 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	dispatch_fn = dispatch;
 	max_clients = CONTROL_MAX_CLIENTS;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_RESERVE)
-		max_clients = rl.rlim_cur > 2 * CONTROL_FD_RESERVE ?
-		    (unsigned)(rl.rlim_cur - CONTROL_FD_RESERVE) :
+	    rl.rlim_cur < (rlim_t)CONTROL_MAX_CLIENTS + CONTROL_FD_KEPT)
+		max_clients = rl.rlim_cur > 2 * CONTROL_FD_KEPT ?
+		    (unsigned)(rl.rlim_cur - CONTROL_FD_KEPT) :
 		    (unsigned)(rl.rlim_cur / 2);
 	/* Activated: the socket and its file are systemd's, not unlinked by
 	 * stressd at exit (sock_path stays empty). */
-	if ((act = activated_socket(&fd)) == -1)
+	if ((act = ctlsocket_activated(&fd)) == -1)
 		return -1;
 	if (act == 1)
 		log_info("listening on the socket systemd passed");
-	else if ((fd = own_socket(path, mode, group)) == -1)
+	else if ((fd = ctlsocket_bind(path, mode, group)) == -1)
 		return -1;
 	listener = evconnlistener_new(base, accept_cb, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);
@@ -714,26 +595,13 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	return 0;
 }
 
-/* Remove the socket file only if it is still the one this daemon made:
- * another stressd may have replaced it meanwhile. */
-static void
-unlink_own_socket(void)
-{
-	struct stat st;
-
-	if (sock_path[0] != '\0' && lstat(sock_path, &st) == 0 &&
-	    st.st_ino == sock_st.st_ino &&
-	    st.st_dev == sock_st.st_dev)
-		unlink(sock_path);
-}
-
 void
 control_stop_accepting(void)
 {
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;
-		unlink_own_socket();
+		ctlsocket_unlink();
 	}
 	acceptpause_free(pause_accept);
 	pause_accept = NULL;
