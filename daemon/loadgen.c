@@ -190,17 +190,12 @@ loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
 
 	*values = NULL;
 	*n = 0;
-	if (fstat(fd, &st) == -1 || (fl = fcntl(fd, F_GETFL)) == -1) {
-		snprintf(err, errlen, "%s: the passed descriptor: %s", name,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
+	if (fstat(fd, &st) == -1 || (fl = fcntl(fd, F_GETFL)) == -1)
+		goto sys;
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s (the passed descriptor) is not a "
 		    "regular file", name);
-		close(fd);
-		return -1;
+		goto fail;
 	}
 	/* Read only through a descriptor the client could read with: not
 	 * one open for writing only, nor an O_PATH one (which opening
@@ -208,20 +203,21 @@ loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
 	if ((fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH)) {
 		snprintf(err, errlen, "%s: the passed descriptor is not open "
 		    "for reading", name);
-		close(fd);
-		return -1;
+		goto fail;
 	}
 	/* The offset is shared with the client's descriptor: from the top,
 	 * whatever it has read. */
-	if (lseek(fd, 0, SEEK_SET) == -1) {
-		snprintf(err, errlen, "%s: the passed descriptor: %s", name,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		goto sys;
 	if ((fp = values_file(fd, &st, name, err, errlen)) == NULL)
 		return -1;
 	return parse_values(fp, name, true, values, n, err, errlen);
+sys:
+	snprintf(err, errlen, "%s: the passed descriptor: %s", name,
+	    strerror(errno));
+fail:
+	close(fd);
+	return -1;
 }
 
 bool
