@@ -2,10 +2,14 @@
  * transport and its reply limit (CLIENT_MAX_REPLY) are client.c's. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -90,6 +94,52 @@ dry_run(void)
 }
 
 /*
+ * A start naming an update_file sends the file, not only its path: it is
+ * opened here with the user's own rights and passed with the request
+ * (SCM_RIGHTS, "update_fd": true), so that stressd, maybe root, never
+ * reads a file for someone who could not.  The descriptor to pass (*args
+ * then a copy that says so), -1 when there is none, or -2 with the error
+ * printed.  *args is then a new object, the caller's to put.
+ */
+static int
+open_update_file(const char *name, json_object **args)
+{
+	json_object *v, *copy = NULL;
+	const char *path;
+	struct stat st;
+	int fd;
+
+	if (strcmp(name, "start") != 0 || *args == NULL ||
+	    !json_object_object_get_ex(*args, "update_file", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    *(path = json_object_get_string(v)) == '\0' ||
+	    json_object_object_get_ex(*args, "update_fd", NULL))
+		return -1;
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
+		fprintf(stderr, "stressctl: update_file: cannot open %s: %s\n",
+		    path, strerror(errno));
+		return -2;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "stressctl: update_file: %s is not a regular "
+		    "file\n", path);
+		goto fail;
+	}
+	if (json_object_deep_copy(*args, &copy, NULL) != 0) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		goto fail;
+	}
+	json_object_object_add(copy, "update_fd", json_object_new_boolean(1));
+	*args = copy;
+	return fd;
+fail:
+	close(fd);
+	return -2;
+}
+
+/*
  * Send {"cmd": name, "args": args, "id": 1} and read the reply.  Returns
  * CALL_OK with *reply the checked reply, or the exit status with
  * *reply NULL (a dry run: CTL_EXIT_OK, the request printed).
@@ -101,16 +151,19 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 	json_object *req;
 	const char *line;
 	char *text = NULL, err[1024];
-	int ret = CTL_EXIT_ERROR;
+	int ret = CTL_EXIT_ERROR, fd = -1;
 	bool waits;
 
 	*reply = NULL;
 	if ((req = json_object_new_object()) == NULL) {
 		fprintf(stderr, "stressctl: out of memory\n");
-		goto fail;
+		return ret;
 	}
+	/* On a descriptor, args becomes a copy of the caller's, req's own. */
+	if ((fd = open_update_file(name, &args)) == -2)
+		goto fail;
 	json_object_object_add(req, "cmd", json_object_new_string(name));
-	json_object_object_add(req, "args", args != NULL ?
+	json_object_object_add(req, "args", fd >= 0 ? args : args != NULL ?
 	    json_object_get(args) : json_object_new_object());
 	json_object_object_add(req, "id", json_object_new_int(1));
 	line = output_json_string(req);
@@ -128,7 +181,7 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 	    strcmp(name, "start") == 0;
 	client_set_connect_timeout(ctl->timeout >= 0 ? ctl->timeout :
 	    OPTIONS_DEFAULT_TIMEOUT);
-	switch (client_call(ctl->socket, line, ctl->timeout >= 0 ?
+	switch (client_call_fd(ctl->socket, line, fd, ctl->timeout >= 0 ?
 	    ctl->timeout : waits ? 0 : OPTIONS_DEFAULT_TIMEOUT, &text, err,
 	    sizeof(err))) {
 	case CLIENT_OK:
@@ -156,6 +209,8 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 		break;
 	}
 fail:
+	if (fd >= 0)
+		close(fd);
 	free(text);
 	json_object_put(req);
 	return ret;

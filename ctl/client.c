@@ -182,9 +182,47 @@ fail:
 	return st;
 }
 
+/* Send the first part of buf with fd attached, then the rest; 0 or -1
+ * with errno set. */
+static int
+send_with_fd(int sock, const char *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof(ctl.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	while ((n = sendmsg(sock, &msg, MSG_NOSIGNAL)) == -1)
+		if (errno != EINTR)
+			return -1;
+	return util_send_all(sock, buf + n, len - (size_t)n);
+}
+
 enum client_status
 client_call(const char *path, const char *line, double timeout, char **reply,
     char *err, size_t errlen)
+{
+	return client_call_fd(path, line, -1, timeout, reply, err, errlen);
+}
+
+enum client_status
+client_call_fd(const char *path, const char *line, int pass_fd, double timeout,
+    char **reply, char *err, size_t errlen)
 {
 	enum client_status st;
 	double deadline = timeout > 0 ? util_now() + timeout : 0;
@@ -205,7 +243,8 @@ client_call(const char *path, const char *line, double timeout, char **reply,
 	memcpy(msg, line, len);
 	msg[len] = '\n';
 	msg[len + 1] = '\0';
-	if (util_send_all(fd, msg, len + 1) == -1) {
+	if ((pass_fd != -1 ? send_with_fd(fd, msg, len + 1, pass_fd) :
+	    util_send_all(fd, msg, len + 1)) == -1) {
 		st = errno == EAGAIN ? CLIENT_CONNECT_TIMEOUT : CLIENT_IO;
 		snprintf(err, errlen, "%s: send: %s%s", path, strerror(errno),
 		    st == CLIENT_CONNECT_TIMEOUT ? " (--timeout)" : "");

@@ -28,5 +28,10 @@ void			client_set_connect_timeout(double seconds);
 enum client_status	client_call(const char *path, const char *line,
 			    double timeout, char **reply, char *err,
 			    size_t errlen);
+/* The same, passing descriptor pass_fd (not -1) with the request line
+ * (SCM_RIGHTS on the message that starts it). */
+enum client_status	client_call_fd(const char *path, const char *line,
+			    int pass_fd, double timeout, char **reply,
+			    char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,6 @@
 /* The commands that start, stop and wait for runs. */
+#include <unistd.h>
+
 #include "cmd.h"
 #include "conffile.h"
 #include "control.h"
@@ -32,11 +34,44 @@ start_ready(struct control_conn *c, json_object *id)
 	return true;
 }
 
+/*
+ * Where update_file's values may come from: the descriptor the client
+ * passed with the request (*fd), or a path the daemon opens itself, which
+ * it does only for root and its own user (who can read it anyway) and for
+ * a profile's path (stressd.conf is root's).  A client gets the same
+ * answer whether its path exists or not: it is never looked at.  0, or -1
+ * when refused (replied).
+ */
+static int
+update_source(struct control_conn *c, json_object *id,
+    const struct request_args *a, int *fd)
+{
+	uid_t uid = control_peer_uid(c);
+
+	*fd = -1;
+	if (a->update_fd && (*fd = control_take_fd(c)) == -1) {
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "update_fd",
+		    "update_fd is set, but no descriptor came with the request "
+		    "(SCM_RIGHTS on its line)");
+		return -1;
+	}
+	if (!a->update_fd && a->update_path_given && uid != 0 &&
+	    uid != geteuid()) {
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
+		    "update_file", "stressd opens an update_file path only for "
+		    "root; pass the file as a descriptor instead (update_fd "
+		    "and SCM_RIGHTS, as stressctl --update-file does)");
+		return -1;
+	}
+	return 0;
+}
+
 static void
 cmd_start(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	const struct config *cfg = lifecycle_config();
 	char err[PROTO_MAX_RUN_ERROR];
+	int fd;
 
 	if (cfg != NULL && policy_dir_allowed(cfg, a->params.dir, err,
 	    sizeof(err)) != 1)
@@ -45,7 +80,9 @@ cmd_start(struct control_conn *c, json_object *id, struct request_args *a)
 	    a->params.target, err, sizeof(err)) != 1)
 		control_reply_error(c, id, PROTO_ERR_DENIED, "target", "%s",
 		    err);
-	else if (lifecycle_prepare(&a->params) == -1)
+	else if (update_source(c, id, a, &fd) == -1)
+		;	/* refused */
+	else if (lifecycle_prepare(&a->params, fd) == -1)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start preparing the run: out of resources");
 	else

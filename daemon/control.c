@@ -12,13 +12,16 @@
 #include <unistd.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/util.h>
-#include <systemd/sd-daemon.h>
 
 #include "acceptpause.h"
 #include "clientcap.h"
 #include "control.h"
+#include "ctlsocket.h"
+#include "fdbudget.h"
+#include "fdqueue.h"
 #include "log.h"
 #include "proto.h"
 #include "request.h"
@@ -33,15 +36,29 @@ struct control_conn {
 	uid_t			 uid;
 	pid_t			 pid;
 	bool			 may_change;	/* start/stop allowed */
+	/* The bufferevent only writes: reading is conn_recv's, with
+	 * recvmsg, so that descriptors passed with a request are kept. */
+	struct event		*rd;
+	struct fdqueue		 fds;
+	uint64_t		 consumed;	/* input bytes handled */
+	uint64_t		 line_end;	/* stream offset of the LF of
+						   the line being handled */
 };
+
+/* The descriptor budget keeps room for what clients pass. */
+_Static_assert(FDBUDGET_PASSED >= FDQUEUE_MAX_TOTAL,
+    "fdbudget's reserve must hold the descriptors clients pass");
+
+/* Input past one maximal line is not read: memory per client stays
+ * bounded, and conn_read sees the overlong line and answers it. */
+#define CONTROL_INPUT_MAX	(PROTO_MAX_LINE + 2)
 
 static struct evconnlistener	*listener;
 static struct acceptpause	*pause_accept;	/* out of fds */
 static struct control_conn	*conns;
 static control_dispatch_fn	 dispatch_fn;
 static double			 idle_s = CONTROL_IDLE_S;
-static char			 sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-static struct stat		 sock_st;	/* the socket file we made */
+static struct timeval		 idle_tv;	/* idle_s; unused if 0 */
 /* Who may change state besides root and the daemon's own user: the
  * members of the socket file's group (what SocketGroup= or socket_group
  * gave it), the people the file mode lets connect. */
@@ -53,6 +70,9 @@ void
 control_set_limits(const struct control_limits *l)
 {
 	idle_s = l->idle_s;
+	idle_tv.tv_sec = (time_t)idle_s;
+	idle_tv.tv_usec = (suseconds_t)((idle_s - (double)idle_tv.tv_sec) *
+	    1e6);
 	clientcap_set(l->max_clients, l->privileged, l->per_uid);
 }
 
@@ -66,6 +86,9 @@ conn_free(struct control_conn *c)
 	if (c->next != NULL)
 		c->next->prev = c->prev;
 	json_object_put(c->deferred_id);
+	if (c->rd != NULL)
+		event_free(c->rd);
+	fdqueue_clear(&c->fds);
 	bufferevent_free(c->bev);
 	clientcap_release(c->uid);
 	free(c);
@@ -199,19 +222,39 @@ control_admit_change(struct control_conn *c, json_object *id, const char *cmd)
 	return true;
 }
 
-/* Check the envelope of one request line and hand it on. */
+int
+control_take_fd(struct control_conn *c)
+{
+	return fdqueue_take(&c->fds, c->line_end);
+}
+
+uid_t
+control_peer_uid(const struct control_conn *c)
+{
+	return c->uid;
+}
+
+/* Check the envelope of one request line and hand it on.  used is what
+ * it took of the input (its LF included); descriptors sent with it and
+ * not taken by its command are closed. */
 static void
-handle_line(struct control_conn *c, const char *line, size_t len)
+handle_line(struct control_conn *c, const char *line, size_t len,
+    size_t used)
 {
 	struct request req;
 	struct request_error err;
 
+	c->line_end = c->consumed + len;
+	c->consumed += used;
 	if (request_parse(line, len, &req, &err) == -1)
 		control_reply_error(c, req.id, err.code, err.field, "%s",
 		    err.message);
 	else
 		dispatch_fn(c, req.id, req.cmd, req.args);
 	request_free(&req);
+	if (fdqueue_drop(&c->fds, c->line_end) > 0)
+		log_debug("client pid %ld: closed descriptors its request "
+		    "did not take", (long)c->pid);
 }
 
 /* The unterminated rest of the input, as one request line. */
@@ -227,9 +270,23 @@ handle_rest(struct control_conn *c, struct evbuffer *in)
 	}
 	evbuffer_remove(in, line, n);
 	line[n] = '\0';
-	handle_line(c, line, n);
+	handle_line(c, line, n, n);
 	free(line);
 }
+
+/* Read while there is room for input and the client may send more; a
+ * client that sends nothing for idle_s gets conn_recv's EV_TIMEOUT. */
+static void
+conn_rearm(struct control_conn *c)
+{
+	if (!c->closing && !c->peer_eof && evbuffer_get_length(
+	    bufferevent_get_input(c->bev)) < CONTROL_INPUT_MAX)
+		event_add(c->rd, idle_s > 0 ? &idle_tv : NULL);
+	else
+		event_del(c->rd);
+}
+
+static void	conn_event(struct bufferevent *, short, void *);
 
 /* Handle every complete request line in the input.  A parked client's
  * lines wait, so a later request cannot overtake the deferred reply;
@@ -267,7 +324,7 @@ conn_read(struct bufferevent *bev, void *arg)
 		line = evbuffer_readln(in, &got, EVBUFFER_EOL_LF);
 		if (line == NULL)
 			break;
-		handle_line(c, line, got);
+		handle_line(c, line, got, got + 1);
 		free(line);
 	}
 	/* After the client's EOF its last line counts without an LF too
@@ -281,11 +338,68 @@ conn_read(struct bufferevent *bev, void *arg)
 	if (c->peer_eof && !c->deferred &&
 	    evbuffer_get_length(in) == 0)
 		c->closing = true;
+	conn_rearm(c);
 	if (c->closing) {
-		bufferevent_disable(bev, EV_READ);
 		evbuffer_drain(in, evbuffer_get_length(in));
+		fdqueue_clear(&c->fds);
 		conn_reap(c);
 	}
+}
+
+/* Nothing came for idle_s: close the client, unless it is parked on wait
+ * (or start), which is waiting, not idle, or is still being sent replies
+ * (the write timeout's business).  The persistent event re-arms. */
+static void
+conn_idle(struct control_conn *c)
+{
+	if (c->deferred ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+		return;
+	log_info("closing client uid %ld pid %ld: idle for %g s",
+	    (long)c->uid, (long)c->pid, idle_s);
+	conn_free(c);
+}
+
+/* Read more input (with the descriptors that come along), up to one
+ * maximal line buffered, then handle it.  EOF and errors go where the
+ * bufferevent's would. */
+static void
+conn_recv(evutil_socket_t fd, short what, void *arg)
+{
+	struct control_conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	size_t room = CONTROL_INPUT_MAX - evbuffer_get_length(in);
+	char buf[16384];
+	ssize_t n;
+
+	if (what & EV_TIMEOUT) {
+		conn_idle(c);
+		return;
+	}
+	if (room == 0) {	/* conn_read rearms once lines have left */
+		event_del(c->rd);
+		return;
+	}
+	n = fdqueue_recv(&c->fds, fd, buf, room < sizeof(buf) ? room :
+	    sizeof(buf));
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_event(c->bev, BEV_EVENT_READING |
+		    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), c);
+		return;
+	}
+	/* A socket bufferevent keeps its input's end frozen for its own
+	 * reads; this is the one read. */
+	evbuffer_unfreeze(in, 0);
+	if (evbuffer_add(in, buf, (size_t)n) == -1) {
+		c->closing = true;
+		log_warnx("out of memory for the input of client pid %ld",
+		    (long)c->pid);
+	}
+	evbuffer_freeze(in, 0);
+	conn_read(c->bev, c);
 }
 
 /* Output drained: free a closing client, or read on where backpressure
@@ -317,19 +431,6 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 	struct control_conn *c = arg;
 
 	if ((what & BEV_EVENT_ERROR) || peer_gone(bev)) {
-		conn_free(c);
-		return;
-	}
-	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING)) {
-		/* A client parked on wait (or start) is waiting, not idle,
-		 * and one still being sent replies is the write timeout's. */
-		if (c->deferred ||
-		    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
-			bufferevent_enable(bev, EV_READ);
-			return;
-		}
-		log_info("closing client uid %ld pid %ld: idle for %g s",
-		    (long)c->uid, (long)c->pid, idle_s);
 		conn_free(c);
 		return;
 	}
@@ -388,7 +489,6 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
 	socklen_t clen = sizeof(cred);
 	const struct timeval stall = { CONTROL_WRITE_STALL_S, 0 };
-	struct timeval idle;
 	char why[160];
 
 	(void)sa;
@@ -415,24 +515,24 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	c->pid = cred.pid;
 	if (cred.uid != (uid_t)-1)
 		c->may_change = peer_may_change(fd, &cred);
+	fdqueue_init(&c->fds);
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;
 	conns = c;
+	if ((c->rd = event_new(base, fd, EV_READ | EV_PERSIST, conn_recv,
+	    c)) == NULL) {
+		log_warnx("out of memory for a client");
+		conn_free(c);
+		return;
+	}
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
-	/* Input past one maximal line is not read: memory per client stays
-	 * bounded, and conn_read sees the overlong line and answers it. */
-	bufferevent_setwatermark(c->bev, EV_READ, 0, PROTO_MAX_LINE + 2);
 	/* The write timeout counts only while replies wait to be sent: a
 	 * client parked on `wait` for an hour has nothing pending and is not
-	 * cut off.  The read one closes a client that sends nothing for
-	 * idle_s (conn_event spares a parked one). */
-	idle.tv_sec = (time_t)idle_s;
-	idle.tv_usec = (suseconds_t)((idle_s - (double)idle.tv_sec) *
-	    1e6);
-	bufferevent_set_timeouts(c->bev, idle_s > 0 ? &idle : NULL,
-	    &stall);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	 * cut off.  The idle one is on the read event (conn_rearm). */
+	bufferevent_set_timeouts(c->bev, NULL, &stall);
+	bufferevent_enable(c->bev, EV_WRITE);
+	conn_rearm(c);
 }
 
 static void
@@ -446,126 +546,6 @@ accept_error(struct evconnlistener *l, void *arg)
 		acceptpause_pause(pause_accept, strerror(e));
 	else
 		log_warnx("accept: %s", strerror(e));
-}
-
-/* Is someone answering on path?  Decides between "live daemon, refuse"
- * and "stale file, replace". */
-static bool
-socket_alive(const char *path)
-{
-	struct sockaddr_un sun;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	bool alive;
-
-	if (fd == -1)
-		return false;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	alive = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
-	close(fd);
-	return alive;
-}
-
-/*
- * The listening socket systemd passed (socket activation), if any: 1 and
- * *fd set, 0 when not activated, -1 on a socket stressd cannot use.
- */
-static int
-activated_socket(int *fd)
-{
-	int n = sd_listen_fds(1);
-
-	if (n == 0)
-		return 0;
-	if (n < 0) {
-		log_warnx("sd_listen_fds: %s", strerror(-n));
-		return -1;
-	}
-	if (n > 1) {
-		log_warnx("systemd passed %d sockets; stressd takes one", n);
-		return -1;
-	}
-	*fd = SD_LISTEN_FDS_START;
-	if (sd_is_socket_unix(*fd, SOCK_STREAM, 1, NULL, 0) <= 0) {
-		log_warnx("the socket systemd passed is not a listening Unix "
-		    "stream socket");
-		return -1;
-	}
-	evutil_make_socket_nonblocking(*fd);
-	evutil_make_socket_closeonexec(*fd);
-	return 1;
-}
-
-/* Create and bind path (replacing a stale socket file) with the given
- * mode and group ("" leaves the group); the fd or -1. */
-static int
-own_socket(const char *path, unsigned mode, const char *group)
-{
-	struct sockaddr_un sun;
-	struct stat st;
-	mode_t old_mask;
-	int fd, rc;
-
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		log_warnx("socket path too long: %s", path);
-		return -1;
-	}
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			log_warnx("%s exists and is not a socket; not "
-			    "replacing it", path);
-			return -1;
-		}
-		if (socket_alive(path)) {
-			log_warnx("another stressd is answering on %s", path);
-			return -1;
-		}
-		log_info("replacing stale socket %s", path);
-		unlink(path);
-	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) == -1) {
-		log_warn("socket");
-		return -1;
-	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	/* Made 0600 and opened up only once it has its group: no client of
-	 * the wrong group can connect in between.  (Start-up runs no other
-	 * thread yet, so the process-wide umask is safe to borrow.) */
-	old_mask = umask(0177);
-	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
-	umask(old_mask);
-	if (rc == -1) {
-		log_warn("bind %s", path);
-		close(fd);
-		return -1;
-	}
-	/* The group decides who may start and stop runs: without it the
-	 * socket must not open up at all. */
-	if (group[0] != '\0') {
-		struct group *gr = getgrnam(group);
-
-		if (gr == NULL || chown(path, (uid_t)-1, gr->gr_gid) == -1) {
-			if (gr == NULL)
-				log_warnx("socket_group %s: no such group",
-				    group);
-			else
-				log_warn("chown %s to group %s", path, group);
-			close(fd);
-			unlink(path);
-			return -1;
-		}
-	}
-	if (chmod(path, (mode_t)mode) == -1)
-		log_warn("chmod %s", path);
-	if (lstat(path, &sock_st) == -1)
-		memset(&sock_st, 0, sizeof(sock_st));
-	snprintf(sock_path, sizeof(sock_path), "%s", path);
-	log_info("listening on %s", path);
-	return fd;
 }
 
 /* The group whose members may start and stop runs: the socket file's. */
@@ -603,11 +583,11 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	dispatch_fn = dispatch;
 	/* Activated: the socket and its file are systemd's, not unlinked by
 	 * stressd at exit (sock_path stays empty). */
-	if ((act = activated_socket(&fd)) == -1)
+	if ((act = ctlsocket_activated(&fd)) == -1)
 		return -1;
 	if (act == 1)
 		log_info("listening on the socket systemd passed");
-	else if ((fd = own_socket(path, mode, group)) == -1)
+	else if ((fd = ctlsocket_bind(path, mode, group)) == -1)
 		return -1;
 	listener = evconnlistener_new(base, accept_cb, NULL,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 4096, fd);
@@ -633,26 +613,13 @@ control_init(struct event_base *base, const char *path, unsigned mode,
 	return 0;
 }
 
-/* Remove the socket file only if it is still the one this daemon made:
- * another stressd may have replaced it meanwhile. */
-static void
-unlink_own_socket(void)
-{
-	struct stat st;
-
-	if (sock_path[0] != '\0' && lstat(sock_path, &st) == 0 &&
-	    st.st_ino == sock_st.st_ino &&
-	    st.st_dev == sock_st.st_dev)
-		unlink(sock_path);
-}
-
 void
 control_stop_accepting(void)
 {
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;
-		unlink_own_socket();
+		ctlsocket_unlink();
 	}
 	acceptpause_free(pause_accept);
 	pause_accept = NULL;

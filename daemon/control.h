@@ -67,6 +67,13 @@ void	control_shutdown(void);
 bool	control_admit_change(struct control_conn *c, json_object *id,
 	    const char *cmd);
 
+/* The oldest descriptor the client passed (SCM_RIGHTS) with the request
+ * being handled, now the caller's to close; -1 if it sent none.  Those a
+ * request does not take are closed once it is handled. */
+int	control_take_fd(struct control_conn *c);
+/* The client's uid (SO_PEERCRED), (uid_t)-1 when unknown. */
+uid_t	control_peer_uid(const struct control_conn *c);
+
 /* Reply to a request; the result is consumed. */
 void	control_reply_ok(struct control_conn *c, json_object *id,
 	    json_object *result);

@@ -17,8 +17,8 @@ fdbudget_split(unsigned limit, struct fdbudget *b)
 	if (limit < 16)
 		return -1;
 	b->limit = limit;
-	b->reserve = min_u(FDBUDGET_ENGINE + FDBUDGET_PER_WRITER *
-	    FDBUDGET_WRITERS, limit / 2);
+	b->reserve = min_u(FDBUDGET_ENGINE + FDBUDGET_PASSED +
+	    FDBUDGET_PER_WRITER * FDBUDGET_WRITERS, limit / 2);
 	rest = limit - b->reserve;
 	b->metrics = min_u(FDBUDGET_MAX_METRICS, rest / 8);
 	if (b->metrics == 0)

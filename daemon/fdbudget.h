@@ -12,8 +12,10 @@
  * event loop, signals, the run's stress.log, report and metrics.rrd, the
  * setup thread) plus, per writer thread up to FDBUDGET_WRITERS, what one
  * update may hold at once: the file librrd updates, what else librrd
- * opens, the fdatasync descriptor, the rrdcached connection, doubled. */
+ * opens, the fdatasync descriptor, the rrdcached connection, doubled;
+ * and the descriptors clients pass with requests (FDQUEUE_MAX_TOTAL). */
 #define FDBUDGET_ENGINE		64
+#define FDBUDGET_PASSED		32
 #define FDBUDGET_PER_WRITER	8
 #define FDBUDGET_WRITERS	64
 /* Client caps, whatever the limit allows. */
@@ -33,7 +35,8 @@ struct fdbudget {
 
 /*
  * Split limit descriptors:
- *   reserve    = min(ENGINE + PER_WRITER * WRITERS, limit / 2)   (576)
+ *   reserve    = min(ENGINE + PASSED + PER_WRITER * WRITERS, limit / 2)
+ *                (608)
  *   rest       = limit - reserve
  *   metrics    = min(MAX_METRICS, rest / 8)
  *   control    = min(MAX_CONTROL, rest - metrics)

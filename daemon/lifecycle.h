@@ -42,8 +42,8 @@ json_object *lifecycle_stats_json(void);
 
 /* Start preparing a run of p under the next id: it launches, or is
  * refused, from lifecycle_tick, which answers CONTROL_WAIT_START.  -1
- * when out of resources. */
-int	lifecycle_prepare(const struct stress_params *p);
+ * when out of resources.  update_fd: as run_prepare takes it. */
+int	lifecycle_prepare(const struct stress_params *p, int update_fd);
 /* The run being prepared is refused once its preparation ends. */
 void	lifecycle_cancel_pending(void);
 

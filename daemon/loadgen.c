@@ -39,55 +39,20 @@ struct loadgen {
  * (8 bytes a value are kept; 64 MiB of text is millions of values). */
 #define UPDATE_FILE_MAX	(64L * 1024 * 1024)
 
-int
-loadgen_read_values(const char *path, double **values, size_t *n, char *err,
-    size_t errlen)
+/*
+ * The ts:value lines of fp (a regular file of at most UPDATE_FILE_MAX
+ * bytes, closed here), named name in messages.  A line that does not
+ * parse is quoted only when quote says the client could read the file.
+ */
+static int
+parse_values(FILE *fp, const char *name, bool quote, double **values,
+    size_t *n, char *err, size_t errlen)
 {
-	FILE *fp = NULL;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0, linecap = 0;
 	ssize_t len;
 	double *v = NULL;
-	struct stat st, st2;
-	int fd;
 
-	*values = NULL;
-	*n = 0;
-	/* Only a regular file of bounded size is taken: a FIFO or a device
-	 * would block or never end, and opening some devices does things.
-	 * stat before open, fstat after, and the two must be one file. */
-	if (stat(path, &st) == -1) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s is not a regular file", path);
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st2) == -1 || !S_ISREG(st2.st_mode) ||
-	    st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
-		snprintf(err, errlen, "%s changed while opened", path);
-		close(fd);
-		return -1;
-	}
-	if (st2.st_size > UPDATE_FILE_MAX) {
-		snprintf(err, errlen, "%s is larger than %ld bytes", path,
-		    UPDATE_FILE_MAX);
-		close(fd);
-		return -1;
-	}
-	if ((fp = fdopen(fd, "r")) == NULL) {
-		snprintf(err, errlen, "cannot read %s: %s", path,
-		    strerror(errno));
-		close(fd);
-		return -1;
-	}
 	while ((len = getline(&line, &linecap, fp)) != -1) {
 		char *colon, *end, *s;
 		double d;
@@ -121,33 +86,137 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 		v[(*n)++] = d;
 	}
 	if (ferror(fp)) {
-		snprintf(err, errlen, "%s: read error after line %zu", path,
+		snprintf(err, errlen, "%s: read error after line %zu", name,
 		    lineno);
 		goto fail;
 	}
 	fclose(fp);
 	free(line);
 	if (*n == 0) {
-		snprintf(err, errlen, "%s holds no ts:value line", path);
+		snprintf(err, errlen, "%s holds no ts:value line", name);
 		free(v);
 		return -1;
 	}
 	*values = v;
 	return 0;
 bad:
-	snprintf(err, errlen, "%s: line %zu: expected ts:value, got '%.60s'",
-	    path, lineno, line);
+	if (quote)
+		snprintf(err, errlen, "%s: line %zu: expected ts:value, got "
+		    "'%.60s'", name, lineno, line);
+	else
+		snprintf(err, errlen, "%s: line %zu: expected ts:value",
+		    name, lineno);
 	goto fail;
 nul:
-	snprintf(err, errlen, "%s: line %zu: NUL byte", path, lineno);
+	snprintf(err, errlen, "%s: line %zu: NUL byte", name, lineno);
 	goto fail;
 nomem:
-	snprintf(err, errlen, "%s: out of memory", path);
+	snprintf(err, errlen, "%s: out of memory", name);
 fail:
 	fclose(fp);
 	free(line);
 	free(v);
 	*n = 0;
+	return -1;
+}
+
+/* fd (closed here), whose fstat is st, as a FILE to parse. */
+static FILE *
+values_file(int fd, const struct stat *st, const char *name, char *err,
+    size_t errlen)
+{
+	FILE *fp;
+
+	if (st->st_size > UPDATE_FILE_MAX) {
+		snprintf(err, errlen, "%s is larger than %ld bytes", name,
+		    UPDATE_FILE_MAX);
+		close(fd);
+		return NULL;
+	}
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "cannot read %s: %s", name,
+		    strerror(errno));
+		close(fd);
+	}
+	return fp;
+}
+
+int
+loadgen_read_values(const char *path, double **values, size_t *n, char *err,
+    size_t errlen)
+{
+	FILE *fp;
+	struct stat st, st2;
+	int fd;
+
+	*values = NULL;
+	*n = 0;
+	/* Only a regular file of bounded size is taken: a FIFO or a device
+	 * would block or never end, and opening some devices does things.
+	 * stat before open, fstat after, and the two must be one file. */
+	if (stat(path, &st) == -1) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file", path);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY)) == -1) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st2) == -1 || !S_ISREG(st2.st_mode) ||
+	    st2.st_ino != st.st_ino || st2.st_dev != st.st_dev) {
+		snprintf(err, errlen, "%s changed while opened", path);
+		close(fd);
+		return -1;
+	}
+	if ((fp = values_file(fd, &st2, path, err, errlen)) == NULL)
+		return -1;
+	return parse_values(fp, path, false, values, n, err, errlen);
+}
+
+int
+loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
+    char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *fp;
+	int fl;
+
+	*values = NULL;
+	*n = 0;
+	if (fstat(fd, &st) == -1 || (fl = fcntl(fd, F_GETFL)) == -1)
+		goto sys;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s (the passed descriptor) is not a "
+		    "regular file", name);
+		goto fail;
+	}
+	/* Read only through a descriptor the client could read with: not
+	 * one open for writing only, nor an O_PATH one (which opening
+	 * needs no read permission for). */
+	if ((fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH)) {
+		snprintf(err, errlen, "%s: the passed descriptor is not open "
+		    "for reading", name);
+		goto fail;
+	}
+	/* The offset is shared with the client's descriptor: from the top,
+	 * whatever it has read. */
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		goto sys;
+	if ((fp = values_file(fd, &st, name, err, errlen)) == NULL)
+		return -1;
+	return parse_values(fp, name, true, values, n, err, errlen);
+sys:
+	snprintf(err, errlen, "%s: the passed descriptor: %s", name,
+	    strerror(errno));
+fail:
+	close(fd);
 	return -1;
 }
 

@@ -300,12 +300,26 @@ int
 request_check_start(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
-	json_object *merged;
+	json_object *merged, *v;
 	const char *field = NULL;
 	int rv;
 
-	if ((merged = merged_args(args, cfg, err)) == NULL)
+	if (arg_bool(args, "update_fd", &a->update_fd, err) == -1 ||
+	    (merged = merged_args(args, cfg, err)) == NULL)
 		return -1;
+	/* Not a knob: how update_file reaches the daemon. */
+	json_object_object_del(merged, "update_fd");
+	a->update_path_given = args != NULL &&
+	    json_object_object_get_ex(args, "update_file", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    json_object_get_string_len(v) > 0;
+	if (a->update_fd && !a->update_path_given) {
+		set_error(err, PROTO_ERR_BAD_ARGUMENT, "update_fd",
+		    "update_fd needs update_file, the name the passed file "
+		    "is recorded under");
+		json_object_put(merged);
+		return -1;
+	}
 	knobs_defaults(&a->params);
 	if (cfg != NULL)	/* the file's default; a run may set its own */
 		a->params.sample_interval = cfg->sample_interval;

@@ -80,6 +80,11 @@ struct request_args {
 	bool			drain;	/* stop: drain the queue (default) */
 	bool			wait;	/* stop: reply at the end (default) */
 	int64_t			run;	/* report: the run asked for; 0 none */
+	/* start: the update_file comes as a descriptor passed with the
+	 * request ("update_fd": true); else whether the client's own
+	 * arguments (not a profile) name a path to read. */
+	bool			update_fd;
+	bool			update_path_given;
 	struct stress_params	params;	/* start: the run's knobs */
 };
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpustat.h"
 #include "hist.h"
@@ -136,12 +137,17 @@ start_load(struct run *r)
 }
 
 struct run *
-run_prepare(unsigned id, const char *state_dir, const struct stress_params *p)
+run_prepare(unsigned id, const char *state_dir, const struct stress_params *p,
+    int update_fd)
 {
 	struct run *r = calloc(1, sizeof(*r));
 
-	if (r == NULL)
+	if (r == NULL) {
+		if (update_fd != -1)
+			close(update_fd);
 		return NULL;
+	}
+	r->setup.update_fd = update_fd;	/* run_free closes it if unread */
 	pthread_mutex_init(&r->err.mu, NULL);
 	r->id = id;
 	r->state = RUN_CREATING;
@@ -526,6 +532,8 @@ run_free(struct run *r)
 	pthread_mutex_destroy(&r->lat.mu);
 	pthread_mutex_destroy(&r->progress_mu);
 	free(r->replay);
+	if (r->setup.update_fd != -1)
+		close(r->setup.update_fd);
 	pthread_mutex_destroy(&r->err.mu);
 	free(r);
 }

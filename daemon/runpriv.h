@@ -56,6 +56,7 @@ struct run_setup {
 	int			 rc;
 	const char		*field;
 	char			 err[PROTO_MAX_RUN_ERROR];
+	int			 update_fd;	/* passed by the client; -1 */
 };
 
 /* target rrdcached: the run's own connection (setup's INFO, the samples'

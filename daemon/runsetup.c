@@ -229,8 +229,18 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	bool local = cc_addr == NULL || cc_addr[0] == '/' ||
 	    strncmp(cc_addr, "unix:", 5) == 0;
 
-	if (r->p.update_file[0] != '\0' && loadgen_read_values(
-	    r->p.update_file, &r->replay, &r->nreplay, err, errlen) == -1) {
+	/* The client's own descriptor, or a path root or stressd.conf
+	 * gave (cmd-run.c decides which may be opened). */
+	int ufd = r->setup.update_fd, rc = 0;
+
+	r->setup.update_fd = -1;
+	if (ufd != -1)
+		rc = loadgen_read_values_fd(ufd, r->p.update_file, &r->replay,
+		    &r->nreplay, err, errlen);
+	else if (r->p.update_file[0] != '\0')
+		rc = loadgen_read_values(r->p.update_file, &r->replay,
+		    &r->nreplay, err, errlen);
+	if (rc == -1) {
 		*field = "update_file";
 		return -1;
 	}

@@ -18,7 +18,7 @@ test_split_keeps_reserve(void **state)
 	for (unsigned limit = 16; limit <= 200000; limit += limit / 7 + 1) {
 		assert_int_equal(fdbudget_split(limit, &b), 0);
 		assert_int_equal(b.limit, limit);
-		assert_true(b.reserve >= limit / 2 || b.reserve == 576);
+		assert_true(b.reserve >= limit / 2 || b.reserve == 608);
 		assert_true(b.metrics + b.control + b.reserve <= limit);
 		assert_true(b.metrics >= 1 && b.metrics <= FDBUDGET_MAX_METRICS);
 		assert_true(b.control >= 1 && b.control <= FDBUDGET_MAX_CONTROL);
@@ -45,7 +45,7 @@ test_split_figures(void **state)
 	assert_int_equal(b.privileged, 28);
 	assert_int_equal(b.per_uid, 210);
 	assert_int_equal(fdbudget_split(65536, &b), 0);
-	assert_int_equal(b.reserve, 576);
+	assert_int_equal(b.reserve, 608);
 	assert_int_equal(b.metrics, 64);
 	assert_int_equal(b.control, 2048);
 	assert_int_equal(b.privileged, 128);

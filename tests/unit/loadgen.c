@@ -1,5 +1,7 @@
 /* Unit tests of daemon/loadgen.c: the zero-file rule, values, pacing
  * arithmetic, and generators feeding a real queue round robin. */
+#include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -162,12 +165,75 @@ test_round_robin(void **state)
 	knobs_free(&p);
 }
 
+/* A file of text in a fresh memfd, its offset at the end. */
+static int
+text_fd(const char *text)
+{
+	int fd = memfd_create("values", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	return fd;
+}
+
+/* A passed descriptor is read from its start and closed; an error about
+ * it may quote the file, one about a path (root's or stressd.conf's,
+ * for a client that may not read it) does not. */
+static void
+test_read_values(void **state)
+{
+	char path[] = "/tmp/stressd-values-XXXXXX", err[512];
+	double *v;
+	size_t n;
+	int fd;
+
+	(void)state;
+	fd = text_fd("1:5\n# c\n2:U\n3:7.5\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/v", &v, &n, err,
+	    sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 5 && isnan(v[1]) && v[2] == 7.5);
+	free(v);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);	/* closed */
+
+	fd = text_fd("secret-line\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/v", &v, &n, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "/v: line 1: expected ts:value, got "
+	    "'secret-line'");
+	assert_true((fd = mkstemp(path)) >= 0);
+	assert_int_equal(write(fd, "secret-line\n", 12), 12);
+	close(fd);
+	assert_int_equal(loadgen_read_values(path, &v, &n, err, sizeof(err)),
+	    -1);
+	assert_null(strstr(err, "secret"));
+	assert_non_null(strstr(err, "line 1: expected ts:value"));
+	/* Open for writing only: refused (and closed), not read. */
+	assert_true((fd = open(path, O_WRONLY)) >= 0);
+	assert_int_equal(loadgen_read_values_fd(fd, "/w", &v, &n, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "not open for reading"));
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_true((fd = open(path, O_PATH)) >= 0);
+	assert_int_equal(loadgen_read_values_fd(fd, "/p", &v, &n, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "not open for reading"));
+	unlink(path);
+	/* Not a regular file. */
+	assert_true((fd = open("/dev/null", O_RDONLY)) >= 0);
+	assert_int_equal(loadgen_read_values_fd(fd, "/n", &v, &n, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zero_files),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_read_values),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_round_robin),
 	};

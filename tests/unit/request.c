@@ -155,6 +155,37 @@ test_start_args(void **state)
 	assert_string_equal(err.field, "nosuch");
 }
 
+/* update_fd is start's own argument (not a knob) and needs the path it is
+ * recorded under; whether the client named a path is told apart from a
+ * profile's. */
+static void
+test_start_update_fd(void **state)
+{
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	assert_int_equal(check("start", "{\"dir\": \"/x\", \"update_file\": "
+	    "\"/v\", \"update_fd\": true}", &a, &err), 0);
+	assert_true(a.update_fd && a.update_path_given);
+	assert_string_equal(a.params.update_file, "/v");
+	request_args_free(&a);
+	assert_int_equal(check("start", "{\"dir\": \"/x\", \"update_file\": "
+	    "\"/v\"}", &a, &err), 0);
+	assert_true(!a.update_fd && a.update_path_given);
+	request_args_free(&a);
+	assert_int_equal(check("start", "{\"dir\": \"/x\", \"update_file\": "
+	    "\"\"}", &a, &err), 0);
+	assert_true(!a.update_fd && !a.update_path_given);
+	request_args_free(&a);
+	assert_refused("start", "{\"dir\": \"/x\", \"update_fd\": true}",
+	    PROTO_ERR_BAD_ARGUMENT, "update_fd", "update_fd needs update_file, "
+	    "the name the passed file is recorded under");
+	assert_refused("start", "{\"dir\": \"/x\", \"update_file\": \"/v\", "
+	    "\"update_fd\": 1}", PROTO_ERR_BAD_ARGUMENT, "update_fd",
+	    "update_fd must be true or false");
+}
+
 /* Parse line; the code of its refusal, or NULL when accepted. */
 static const char *
 parse(const char *line, struct request *req, struct request_error *err)
@@ -388,6 +419,7 @@ main(void)
 		cmocka_unit_test(test_report_args),
 		cmocka_unit_test(test_no_args),
 		cmocka_unit_test(test_start_args),
+		cmocka_unit_test(test_start_update_fd),
 		cmocka_unit_test(test_envelope),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_id_exact),

@@ -1,0 +1,17 @@
+/* The control socket's file (see ctlsocket.c); control.c listens on it. */
+#ifndef STRESSD_CTLSOCKET_H
+#define STRESSD_CTLSOCKET_H
+
+/*
+ * The listening socket systemd passed (socket activation), if any: 1 and
+ * *fd set, 0 when not activated, -1 on a socket stressd cannot use.
+ */
+int	ctlsocket_activated(int *fd);
+/* Create and bind path (replacing a stale socket file) with the given
+ * mode and group ("" leaves the group); the fd or -1, logged. */
+int	ctlsocket_bind(const char *path, unsigned mode, const char *group);
+/* Remove the socket file ctlsocket_bind made, if it is still that one:
+ * another stressd may have replaced it meanwhile. */
+void	ctlsocket_unlink(void);
+
+#endif
