@@ -120,7 +120,7 @@ lifecycle_stats_json(void)
 int
 lifecycle_prepare(const struct stress_params *p)
 {
-	d.pending = run_prepare(d.next_id, d.state_dir, p);
+	d.pending = run_prepare(d.next_id, d.state_dir, d.cfg, p);
 	return d.pending != NULL ? 0 : -1;
 }
 

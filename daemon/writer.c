@@ -148,12 +148,12 @@ map_parse(const char *line, struct map_line *m)
  * does not hide it (it is taken only if it is path by inode or name).
  */
 static void
-guard_release(const char *path, int sig, uintptr_t addr)
+guard_release(const char *path, int sig, uintptr_t addr, int own)
 {
 	struct map_line m, hit;
 	struct { uintptr_t start, end; } maps[16];
 	char line[4400], deleted[4300];
-	struct stat st;
+	struct stat st, ost;
 	struct dirent *de;
 	size_t nmaps = 0;
 	int closed = 0, unmapped = 0, nfds = 0, the_fd = -1;
@@ -170,10 +170,17 @@ guard_release(const char *path, int sig, uintptr_t addr)
 	 * named path (or "path (deleted)").  Never the inode path names
 	 * now: a file renamed over it may be another writer's. */
 	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
+	/* A file reached through the run's held directory: its inode is
+	 * that of the writer's own descriptor, whatever its name now. */
+	if (own >= 0 && fstat(own, &ost) == -1)
+		own = -1;
 	while (!found && fgets(line, sizeof(line), fp) != NULL)
 		if (map_parse(line, &hit) && hit.ino != 0)
 			found = addr != 0 ? addr >= hit.start &&
-			    addr < hit.end : strcmp(hit.name, path) == 0 ||
+			    addr < hit.end : own >= 0 ? hit.ino == ost.st_ino &&
+			    hit.maj == major(ost.st_dev) &&
+			    hit.min == minor(ost.st_dev) :
+			    strcmp(hit.name, path) == 0 ||
 			    strcmp(hit.name, deleted) == 0;
 	if (!found) {
 		fclose(fp);
@@ -201,7 +208,8 @@ guard_release(const char *path, int sig, uintptr_t addr)
 		char *end;
 		long fd = strtol(de->d_name, &end, 10);
 
-		if (*end != '\0' || end == de->d_name || fd == dirfd(d))
+		if (*end != '\0' || end == de->d_name || fd == dirfd(d) ||
+		    fd == own)
 			continue;
 		if (fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode) &&
 		    st.st_ino == hit.ino && major(st.st_dev) == hit.maj &&
@@ -232,7 +240,7 @@ guard_release(const char *path, int sig, uintptr_t addr)
  * above), with w->err and w->kind set on failure.  *done: the values
  * written. */
 static int
-update_call(struct writer_ctx *w, int n, int *done)
+update_call(struct writer_ctx *w, const char *target, int n, int *done)
 {
 	sigset_t set;
 	int rc;
@@ -244,7 +252,8 @@ update_call(struct writer_ctx *w, int n, int *done)
 		sigemptyset(&set);
 		sigaddset(&set, guard_sig);
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		guard_release(w->path, guard_sig, (uintptr_t)guard_addr);
+		guard_release(w->path, guard_sig, (uintptr_t)guard_addr,
+		    w->file_fd);
 		rrd_clear_error();
 		snprintf(w->err, sizeof(w->err), "%.2000s: %s inside librrd: "
 		    "the file changed while librrd had it mapped (truncated "
@@ -256,7 +265,7 @@ update_call(struct writer_ctx *w, int n, int *done)
 	}
 	*done = 0;
 	guard_armed = 1;
-	rc = w->sink->update(w->conn, w->path, n, w->argv, done, &w->kind,
+	rc = w->sink->update(w->conn, target, n, w->argv, done, &w->kind,
 	    w->err, sizeof(w->err));
 	guard_armed = 0;
 	return rc;
@@ -323,6 +332,7 @@ writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
 	memset(w, 0, sizeof(*w));
 	w->p = p;
 	w->hooks = hooks;
+	w->file_fd = -1;
 	w->sink = &librrd_sink;
 	if (addr != NULL) {
 		/* Never one connection shared by threads: each writer (or
@@ -414,14 +424,14 @@ static void write_file(struct writer_ctx *, const struct queue_batch *,
  * keeps the message, and its time is not recorded.
  */
 static void
-sync_file(struct writer_ctx *w)
+sync_file(struct writer_ctx *w, const char *target)
 {
 	const struct writer_hooks *h = w->hooks;
 	char err[4400];
 	double t0 = util_now();
 	int fd, rc = 0;
 
-	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(target, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, sizeof(err), "%s: open for fdatasync: %s",
 		    w->path, strerror(errno));
 		rc = -1;
@@ -453,10 +463,121 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 		atomic_store(w->busy_since, 0);
 }
 
-/* The librrd part of writer_write_batch. */
+/* A failed reach of the file (w->path) beneath the held directory. */
+static void
+refused(struct writer_ctx *w, int e, const char *what)
+{
+	snprintf(w->err, sizeof(w->err), "%.2000s: %s%s", w->path, what,
+	    confine_strerror(e));
+	w->kind = rrdfile_kind_of_errno(e);
+}
+
+/*
+ * Create the batch's file beneath the held directory.  librrd makes it in
+ * the private staging directory (its temporary file, chmod and rename
+ * included) through /proc/self/fd/<stage>/<name>, and it is moved into
+ * place never over anything there.  Another sink (rrdcached) makes it
+ * itself by path; a symbolic link in its place is refused first.
+ */
+static int
+create_confined(struct writer_ctx *w, const struct confine_dir *cd,
+    const char *rel, time_t last_up)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char stage[CONFINE_FD_PATH_MAX], dir[4200];
+	int fd, rc;
+
+	if (w->sink != &librrd_sink) {
+		if ((fd = confine_file(cd->fd, rel)) >= 0)
+			close(fd);
+		else if (errno != ENOENT) {
+			refused(w, errno, "");
+			return -1;
+		}
+		return w->sink->create(w->conn, w->p, w->path, last_up,
+		    &w->kind, w->err, sizeof(w->err));
+	}
+	if (confine_fd_path(w->lib, sizeof(w->lib), cd->stage, base) == -1) {
+		refused(w, ENAMETOOLONG, "");
+		return -1;
+	}
+	rc = w->sink->create(w->conn, w->p, w->lib, last_up, &w->kind, w->err,
+	    sizeof(w->err));
+	if (rc == -1) {
+		/* Name the file and its dir as the user knows them. */
+		snprintf(dir, sizeof(dir), "%.*s", (int)(strlen(w->path) -
+		    strlen(base) - 1), w->path);
+		confine_unname(w->err, sizeof(w->err), w->lib, w->path);
+		confine_fd_path(stage, sizeof(stage), cd->stage, NULL);
+		confine_unname(w->err, sizeof(w->err), stage, dir);
+		return -1;
+	}
+	if (confine_dir_place(cd, base, rel) == -1) {
+		refused(w, errno, "cannot put the new file in place: ");
+		return -1;
+	}
+	return 0;
+}
+
+static void write_updates(struct writer_ctx *, const struct queue_batch *,
+    struct queue_result *, const char *);
+
+/* The librrd part of writer_write_batch: the file reached beneath the
+ * run's held directory when there is one, by its path otherwise. */
 static void
 write_file(struct writer_ctx *w, const struct queue_batch *b,
     struct queue_result *res)
+{
+	const struct confine_dir *cd = w->hooks != NULL ? w->hooks->dir :
+	    NULL;
+	const char *target = w->path;
+	char rel[64];
+
+	if (rrdfile_path(w->p, b->file, w->path, sizeof(w->path)) == -1 ||
+	    rrdfile_name(w->p, b->file, rel, sizeof(rel)) == -1) {
+		snprintf(w->err, sizeof(w->err), "file %u: path too long",
+		    b->file);
+		w->kind = RRDFILE_OTHER;
+		goto unreached;
+	}
+	if (cd != NULL && cd->fd >= 0) {
+		if (b->create && create_confined(w, cd, rel,
+		    (time_t)b->base_ts) == -1) {
+			res->create_ok = false;
+			return;
+		}
+		/* One open per batch: the file, never a link in its place. */
+		if ((w->file_fd = confine_file(cd->fd, rel)) == -1) {
+			refused(w, errno, "");
+			res->failed_calls = b->count > 0;
+			return;
+		}
+		confine_fd_path(w->lib, sizeof(w->lib), w->file_fd, NULL);
+		if (w->sink == &librrd_sink)
+			target = w->lib;
+	} else if (b->create && w->sink->create(w->conn, w->p, w->path,
+	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
+		res->create_ok = false;
+		return;
+	}
+	write_updates(w, b, res, target);
+	if (w->file_fd >= 0) {
+		confine_unname(w->err, sizeof(w->err), w->lib, w->path);
+		close(w->file_fd);
+		w->file_fd = -1;
+	}
+	return;
+unreached:
+	/* As a failed create: the values fail with one error. */
+	res->create_ok = !b->create;
+	res->failed_calls = !b->create && b->count > 0;
+}
+
+/* The batch's values in calls of at most WRITER_MAX_VALUES_PER_CALL to
+ * target, the name librrd (or the sink) is given. */
+static void
+write_updates(struct writer_ctx *w, const struct queue_batch *b,
+    struct queue_result *res, const char *target)
 {
 	const struct stress_params *p = w->p;
 	struct queue_iter it;
@@ -464,20 +585,6 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 	double t0;
 	int rc, done;
 
-	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
-		snprintf(w->err, sizeof(w->err), "file %u: path too long",
-		    b->file);
-		w->kind = RRDFILE_OTHER;
-		/* As a failed create: the values fail with one error. */
-		res->create_ok = !b->create;
-		res->failed_calls = !b->create && left > 0;
-		return;
-	}
-	if (b->create && w->sink->create(w->conn, p, w->path,
-	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
-		res->create_ok = false;
-		return;
-	}
 	queue_iter_init(&it, b);
 	while (left > 0) {
 		size_t n = left > WRITER_MAX_VALUES_PER_CALL ?
@@ -500,7 +607,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		}
 		res->calls++;
 		t0 = util_now();
-		rc = update_call(w, (int)n, &done);
+		rc = update_call(w, target, (int)n, &done);
 		if (w->hooks != NULL && w->hooks->call_time != NULL)
 			w->hooks->call_time(w->hooks->arg,
 			    (uint64_t)((util_now() - t0) * 1e9));
@@ -512,7 +619,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		left -= n;
 	}
 	if (p->sync == KNOBS_SYNC_DATA)
-		sync_file(w);
+		sync_file(w, w->file_fd >= 0 ? w->lib : w->path);
 }
 
 bool
