@@ -203,6 +203,10 @@ make_dirs(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "dir";
 		return -1;
 	}
+	log_info("run %u: dir %s held open; its files are reached beneath "
+	    "it with %s", r->id, r->p.dir, confine_uses_openat2() ? "openat2 "
+	    "(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)" : "an O_NOFOLLOW walk "
+	    "(the kernel has no openat2)");
 	/* A real file, since access(2) says yes to root on a read-only
 	 * directory. */
 	snprintf(name, sizeof(name), ".stressd-write-test-%ld", (long)getpid());
