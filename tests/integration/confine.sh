@@ -93,7 +93,7 @@ attacks() {
 	s=$(wait_run)
 	assert_eq "$(find "$OUT/b1" -mindepth 1 | wc -l)" 0 \
 	    "(b1) entries created outside the allowed tree"
-	assert_eq "$(jget "$s" state)" done "(b1) state"
+	assert_eq "$(jget "$s" state)" 'done' "(b1) state"
 	assert_eq "$(jnum "$s" updates_completed)" "$U" "(b1) updates_completed"
 	assert_eq "$(jnum "$s" errors)" 0 "(b1) errors"
 	assert_eq "$(jnum "$s" creates_completed)" "$FILES" "(b1) creates_completed"
@@ -117,7 +117,7 @@ attacks() {
 	s=$(wait_run)
 	assert_eq "$(lastupdates "$OUT/b2")" "$mirror" \
 	    "(b2) files outside the allowed tree were written or created"
-	assert_eq "$(jget "$s" state)" done "(b2) state"
+	assert_eq "$(jget "$s" state)" 'done' "(b2) state"
 	assert_eq "$(jnum "$s" updates_completed)" "$U" "(b2) updates_completed"
 	assert_eq "$(jnum "$s" errors)" 0 "(b2) errors"
 	check_invariants "$s" "(b2)"
