@@ -292,6 +292,25 @@ confine_dir_init(struct confine_dir *d)
 	d->stage_name[0] = '\0';
 }
 
+/* The owner of a file made in dir: who we are on its filesystem; -1. */
+static uid_t
+owner_here(int dir)
+{
+	static const char name[] = ".stressd-owner";
+	struct stat st;
+	uid_t uid = (uid_t)-1;
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+
+	if (fd == -1)
+		return uid;
+	if (fstat(fd, &st) == 0)
+		uid = st.st_uid;
+	close(fd);
+	unlinkat(dir, name, 0);
+	return uid;
+}
+
 int
 confine_dir_stage(struct confine_dir *d)
 {
@@ -312,16 +331,20 @@ confine_dir_stage(struct confine_dir *d)
 	if ((d->stage = openat(d->fd, d->stage_name, O_PATH | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return -1;
-	/* Ours and private, not one put in its place meanwhile. */
-	if (fstat(d->stage, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+	/* Ours and private, not one put in its place meanwhile: owned by
+	 * whom a file we make there belongs to (our uid, or the one an NFS
+	 * server squashes it to), with no access for others. */
+	if (fstat(d->stage, &st) == -1)
 		e = errno;
-		close(d->stage);
-		d->stage = -1;
-		errno = e != 0 ? e : EXDEV;
-		return -1;
-	}
-	return 0;
+	else if (!S_ISDIR(st.st_mode) || (st.st_mode & 077) != 0 ||
+	    owner_here(d->stage) != st.st_uid)
+		e = EXDEV;
+	else
+		return 0;
+	close(d->stage);
+	d->stage = -1;
+	errno = e;
+	return -1;
 }
 
 int
