@@ -368,7 +368,9 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 	}
 	write_updates(w, b, res, target);
 	if (w->file_fd >= 0) {
-		confine_unname(w->err, sizeof(w->err), w->lib, w->path);
+		if (writer_failed(b, res))
+			confine_unname(w->err, sizeof(w->err), w->lib,
+			    w->path);
 		close(w->file_fd);
 		w->file_fd = -1;
 	}
