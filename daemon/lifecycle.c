@@ -120,7 +120,7 @@ lifecycle_stats_json(void)
 int
 lifecycle_prepare(const struct stress_params *p, int update_fd)
 {
-	d.pending = run_prepare(d.next_id, d.state_dir, p, update_fd);
+	d.pending = run_prepare(d.next_id, d.state_dir, d.cfg, p, update_fd);
 	return d.pending != NULL ? 0 : -1;
 }
 

@@ -1,14 +1,18 @@
 /* Where runs may go: allowed_dirs and allowed_targets of stressd.conf. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "confine.h"
 #include "conffile.h"
 #include "policy.h"
+#include "util.h"
 
 /*
  * path as realpath would give it, even when its tail does not exist yet
@@ -109,26 +113,27 @@ policy_target_allowed(const struct config *c, const char *target,
 	return 0;
 }
 
-int
-policy_dir_allowed(const struct config *c, const char *dir, char *err,
-    size_t errlen)
+/*
+ * Is dir inside one of the n allowed dirs?  1 with its resolved path in
+ * real and the allowed dir's in root, or 0 with why in err.
+ */
+static int
+inside(const char (*dirs)[4096], size_t n, const char *dir,
+    char real[PATH_MAX], char root[PATH_MAX], char *err, size_t errlen)
 {
-	char real[PATH_MAX], root[PATH_MAX], why[PATH_MAX + 128];
-	char list[1024] = "";
+	char why[PATH_MAX + 128], list[1024] = "";
 	size_t len = 0;
 
-	if (!c->restricted)
-		return 1;
-	for (size_t i = 0; i < c->nallowed && len < sizeof(list); i++)
+	for (size_t i = 0; i < n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-		    i ? ", " : "", c->allowed_dirs[i]);
+		    i ? ", " : "", dirs[i]);
 	if (resolve(dir, real, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "%s (allowed_dirs: %s)", why, list);
 		return 0;
 	}
 	/* Resolved now, not at load: the tree may change in between. */
-	for (size_t i = 0; i < c->nallowed; i++)
-		if (resolve(c->allowed_dirs[i], root, why, sizeof(why)) == 0 &&
+	for (size_t i = 0; i < n; i++)
+		if (resolve(dirs[i], root, why, sizeof(why)) == 0 &&
 		    path_inside(real, root))
 			return 1;
 	if (strcmp(real, dir) == 0)
@@ -138,4 +143,85 @@ policy_dir_allowed(const struct config *c, const char *dir, char *err,
 		snprintf(err, errlen, "'%s' (really '%s') is not inside "
 		    "allowed_dirs (%s)", dir, real, list);
 	return 0;
+}
+
+int
+policy_dir_allowed(const struct config *c, const char *dir, char *err,
+    size_t errlen)
+{
+	char real[PATH_MAX], root[PATH_MAX];
+
+	if (!c->restricted)
+		return 1;
+	return inside(c->allowed_dirs, c->nallowed, dir, real, root, err,
+	    errlen);
+}
+
+struct policy_dirs {
+	bool	 restricted;
+	size_t	 n;
+	char	(*dirs)[4096];
+};
+
+struct policy_dirs *
+policy_dirs_copy(const struct config *c)
+{
+	struct policy_dirs *d = calloc(1, sizeof(*d));
+
+	if (d == NULL || c == NULL || !c->restricted)
+		return d;
+	d->restricted = true;
+	if ((d->dirs = calloc(c->nallowed, sizeof(d->dirs[0]))) == NULL) {
+		free(d);
+		return NULL;
+	}
+	memcpy(d->dirs, c->allowed_dirs, c->nallowed * sizeof(d->dirs[0]));
+	d->n = c->nallowed;
+	return d;
+}
+
+void
+policy_dirs_free(struct policy_dirs *d)
+{
+	if (d != NULL)
+		free(d->dirs);
+	free(d);
+}
+
+int
+policy_dir_open(const struct policy_dirs *d, const char *dir, char *err,
+    size_t errlen)
+{
+	char real[PATH_MAX], root[PATH_MAX];
+	const char *rel;
+	int rfd, fd, e;
+
+	if (!d->restricted) {
+		/* Anywhere goes: the dir as named, held from now on. */
+		if (util_mkdir_p(dir, 0755) == -1 || (fd = open(dir,
+		    O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+			snprintf(err, errlen, "cannot create or open dir %s: "
+			    "%s", dir, strerror(errno));
+			return -1;
+		}
+		return fd;
+	}
+	if (!inside(d->dirs, d->n, dir, real, root, err, errlen))
+		return -1;
+	/* Both are resolved: no symbolic link may appear in them now. */
+	if ((rfd = confine_open(AT_FDCWD, root, O_PATH | O_DIRECTORY,
+	    0)) == -1) {
+		snprintf(err, errlen, "allowed dir %s: %s", root,
+		    confine_strerror(errno));
+		return -1;
+	}
+	rel = real + strlen(root);
+	fd = confine_mkdirs(rfd, *rel == '\0' ? "." : rel + (*rel == '/'),
+	    0755);
+	e = errno;
+	close(rfd);
+	if (fd == -1)
+		snprintf(err, errlen, "cannot create or open dir %s beneath "
+		    "%s: %s", dir, root, confine_strerror(e));
+	return fd;
 }

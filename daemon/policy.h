@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 struct config;
+struct policy_dirs;
 
 /*
  * Is dir inside one of allowed_dirs?  Both are resolved with realpath; a
@@ -24,6 +25,20 @@ int	policy_dir_allowed(const struct config *c, const char *dir, char *err,
  * denied (err names the target and the allowed list).
  */
 int	policy_target_allowed(const struct config *c, const char *target,
+	    char *err, size_t errlen);
+
+/* allowed_dirs as a run keeps them (c NULL: unrestricted); NULL when out
+ * of memory. */
+struct policy_dirs *policy_dirs_copy(const struct config *c);
+void	policy_dirs_free(struct policy_dirs *d);
+/*
+ * The run directory dir, opened (O_PATH) for the run to hold: through the
+ * allowed dir it is inside, each component of the rest beneath the last
+ * with no symbolic link (confine.h), made where missing; so what is
+ * opened is what the check approved.  Unrestricted: dir as named, made
+ * with util_mkdir_p.  The descriptor, or -1 with why in err.
+ */
+int	policy_dir_open(const struct policy_dirs *d, const char *dir,
 	    char *err, size_t errlen);
 
 #endif

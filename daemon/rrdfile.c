@@ -7,24 +7,37 @@
 #include <sys/statvfs.h>
 #include <rrd.h>
 
+#include "confine.h"
 #include "rrdfile.h"
 
 int
-rrdfile_path(const struct stress_params *p, uint32_t n, char *buf, size_t len)
+rrdfile_name(const struct stress_params *p, uint32_t n, char *buf, size_t len)
 {
 	int r;
 
 	if (p->files_per_dir > 0)
-		r = snprintf(buf, len, "%s/%llu/%u.rrd", p->dir,
+		r = snprintf(buf, len, "%llu/%u.rrd",
 		    (unsigned long long)(n / p->files_per_dir), n);
 	else
-		r = snprintf(buf, len, "%s/%u.rrd", p->dir, n);
+		r = snprintf(buf, len, "%u.rrd", n);
+	return r < 0 || (size_t)r >= len ? -1 : 0;
+}
+
+int
+rrdfile_path(const struct stress_params *p, uint32_t n, char *buf, size_t len)
+{
+	char name[64];
+	int r;
+
+	if (rrdfile_name(p, n, name, sizeof(name)) == -1)
+		return -1;
+	r = snprintf(buf, len, "%s/%s", p->dir, name);
 	return r < 0 || (size_t)r >= len ? -1 : 0;
 }
 
 static const char *const kind_names[RRDFILE_NKINDS] = {
 	"no_space", "read_only", "permission", "missing", "corrupt", "locked",
-	"connection", "other"
+	"connection", "denied", "other"
 };
 
 const char *
@@ -140,6 +153,16 @@ errno_kind(int e)
 	default:
 		return RRDFILE_NKINDS;
 	}
+}
+
+enum rrdfile_kind
+rrdfile_kind_of_errno(int e)
+{
+	enum rrdfile_kind k;
+
+	if (confine_refused(e))
+		return RRDFILE_DENIED;
+	return (k = errno_kind(e)) == RRDFILE_NKINDS ? RRDFILE_OTHER : k;
 }
 
 static enum rrdfile_kind

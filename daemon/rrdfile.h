@@ -19,10 +19,15 @@ enum rrdfile_kind {
 	RRDFILE_CORRUPT,	/* the file is there but is no valid RRD */
 	RRDFILE_LOCKED,		/* another process holds its fcntl lock */
 	RRDFILE_CONNECTION,	/* target rrdcached: no answer, lost connection */
+	RRDFILE_DENIED,		/* refused, never followed: a symbolic link or
+				   no regular file where a run file goes */
 	RRDFILE_OTHER,
 	RRDFILE_NKINDS
 };
 
+/* <n>.rrd, or <n / files_per_dir>/<n>.rrd: the name in the run's dir. */
+int	rrdfile_name(const struct stress_params *p, uint32_t n, char *buf,
+	    size_t len);
 /* dir/<n>.rrd, or dir/<n / files_per_dir>/<n>.rrd. */
 int	rrdfile_path(const struct stress_params *p, uint32_t n, char *buf,
 	    size_t len);
@@ -34,6 +39,9 @@ int	rrdfile_create(const struct stress_params *p, const char *path,
  * (room for 64 + KNOBS_MAX_RRAS), the DS texts in ds; their count. */
 int	rrdfile_create_args(const struct stress_params *p, char ds[64][48],
 	    const char **argv);
+/* The kind of a failed open of a run file (confine.h's refusals are
+ * denied). */
+enum rrdfile_kind rrdfile_kind_of_errno(int e);
 /* The kind a message names without an errno (rrdcached's replies). */
 enum rrdfile_kind rrdfile_kind_of_message(const char *msg);
 /* Add one key of a file's info to a layout text (see rrdfile_layout) if

@@ -14,6 +14,7 @@
 #include "loadgen.h"
 #include "log.h"
 #include "metricsrrd.h"
+#include "policy.h"
 #include "queue.h"
 #include "report.h"
 #include "rrdcc.h"
@@ -137,8 +138,8 @@ start_load(struct run *r)
 }
 
 struct run *
-run_prepare(unsigned id, const char *state_dir, const struct stress_params *p,
-    int update_fd)
+run_prepare(unsigned id, const char *state_dir, const struct config *cfg,
+    const struct stress_params *p, int update_fd)
 {
 	struct run *r = calloc(1, sizeof(*r));
 
@@ -148,6 +149,8 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p,
 		return NULL;
 	}
 	r->setup.update_fd = update_fd;	/* run_free closes it if unread */
+	confine_dir_init(&r->dir);
+	r->hooks.dir = &r->dir;
 	pthread_mutex_init(&r->err.mu, NULL);
 	r->id = id;
 	r->state = RUN_CREATING;
@@ -170,6 +173,7 @@ run_prepare(unsigned id, const char *state_dir, const struct stress_params *p,
 	    (r->lat.fsync = hist_create()) == NULL ||
 	    (r->lat.fsync_copy = hist_create()) == NULL ||
 	    sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
+	    (r->allowed = policy_dirs_copy(cfg)) == NULL ||
 	    runsetup_start(r) == -1) {
 		run_free(r);
 		return NULL;
@@ -300,6 +304,7 @@ finish(struct run *r, enum run_state final)
 	}
 	writer_pool_join(r->wp);
 	r->wp = NULL;
+	confine_dir_teardown(&r->dir);
 	if (r->cc.conn != NULL) {
 		r->cc.retry_at = 0;	/* the record's last word */
 		runflush_poll(r);
@@ -520,6 +525,8 @@ run_free(struct run *r)
 		queue_destroy(r->q);
 	}
 	stresslog_close(r->sl);
+	confine_dir_teardown(&r->dir);
+	policy_dirs_free(r->allowed);
 	knobs_free(&r->p);
 	sampler_free(&r->sampler);
 	hist_destroy(r->lat.e2p);

@@ -10,6 +10,8 @@
 #include "knobs.h"
 #include "rrdfile.h"
 
+struct config;
+
 enum run_state {
 	RUN_IDLE, RUN_CREATING, RUN_RUNNING, RUN_DRAINING,
 	RUN_DONE, RUN_STOPPED, RUN_FAILED
@@ -34,12 +36,15 @@ const char	*run_state_name(enum run_state s);
  * knob table): a setup thread checks the directory, validates the layout
  * with librrd, scans existing files (reuse or refuse) and opens
  * STATE/runs/<id>/stress.log, so the event loop is not blocked by a scan
- * of 30,000 files.  update_fd, when not -1, is a descriptor the client
- * passed to read p->update_file's values from (the run owns it: closed
- * however it goes).  NULL when no thread could be started.
+ * of 30,000 files.  cfg (NULL: none) gives allowed_dirs, copied: the
+ * directory is opened through them (policy_dir_open).  update_fd, when
+ * not -1, is a descriptor the client passed to read p->update_file's
+ * values from (the run owns it: closed however it goes).  NULL when no
+ * thread could be started.
  */
 struct run	*run_prepare(unsigned id, const char *state_dir,
-		    const struct stress_params *p, int update_fd);
+		    const struct config *cfg, const struct stress_params *p,
+		    int update_fd);
 /* Has the setup thread finished? */
 bool		 run_prepared(const struct run *r);
 /*

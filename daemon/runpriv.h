@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "confine.h"
 #include "cpustat.h"
 #include "mountinfo.h"
 #include "proto.h"
@@ -120,6 +121,10 @@ struct run {
 	struct run_latency	 lat;
 	struct run_setup	 setup;
 	struct run_rrdcached	 cc;
+	/* allowed_dirs as the run began, and its directory held open from
+	 * setup to the end (hooks.dir) */
+	struct policy_dirs	*allowed;
+	struct confine_dir	 dir;
 };
 
 /* The queue's counters, with the run's own share of them (run.c). */

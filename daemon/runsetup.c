@@ -10,11 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "confine.h"
 #include "cpustat.h"
 #include "loadgen.h"
 #include "log.h"
 #include "metricsrrd.h"
 #include "mountinfo.h"
+#include "policy.h"
 #include "queue.h"
 #include "rrdcc.h"
 #include "rrdfile.h"
@@ -33,31 +35,41 @@
  * Create a probe file with the run's layout inside the target directory:
  * it proves the directory writable by librrd, validates the RRA list with
  * librrd's own parser, and gives the layout existing files must match.
+ * Made in the run's private staging directory (confine.h), through its
+ * descriptor.
  */
 static int
 probe_layout(struct run *r, char *layout, size_t len, const char **field,
     char *err, size_t errlen)
 {
-	char path[4200], msg[1024];
+	char name[64], path[4200], msg[1024];
 	time_t last;
+	int rc = -1;
 
+	snprintf(name, sizeof(name), ".stressd-probe-%ld.rrd", (long)getpid());
 	/* With an rrdcached target the files are its business: the probe
 	 * only gives the layout, made in the state directory. */
-	snprintf(path, sizeof(path), "%s/.stressd-probe-%ld.rrd",
-	    r->cc.conn != NULL ? r->state_dir : r->p.dir, (long)getpid());
+	if (r->cc.conn != NULL)
+		snprintf(path, sizeof(path), "%s/%s", r->state_dir, name);
+	else
+		confine_fd_path(path, sizeof(path), r->dir.stage, name);
 	if (rrdfile_create(&r->p, path, (time_t)r->p.start, NULL, msg,
 	    sizeof(msg)) == -1) {
+		*field = "rras";
+		snprintf(err, errlen, "librrd refuses this layout: %s", msg);
+	} else if (rrdfile_layout(path, layout, len, &last, msg,
+	    sizeof(msg)) == -1) {
+		*field = "dir";
+		snprintf(err, errlen, "%s", msg);
+	} else
+		rc = 0;
+	if (r->cc.conn != NULL)
 		unlink(path);
-		BAD("rras", "librrd refuses this layout: %s", msg);
+	else {
+		unlinkat(r->dir.stage, name, 0);
+		confine_unname(err, errlen, path, r->p.dir);
 	}
-	if (rrdfile_layout(path, layout, len, &last, msg, sizeof(msg)) == -1) {
-		unlink(path);
-		BAD("dir", "%s", msg);
-	}
-	unlink(path);
-	return 0;
-fail:
-	return -1;
+	return rc;
 }
 
 /* File n is to be created. */
@@ -72,6 +84,44 @@ scan_missing(struct run *r, uint32_t n)
 	r->missing++;
 }
 
+/*
+ * File n as found through the held directory: 1 a regular file (its
+ * /proc/self/fd path in lib, *fd to close), 0 missing (queued for
+ * create), 2 refused (a symbolic link or no regular file: its updates
+ * are sent and fail as denied, the file is never followed nor replaced),
+ * -1 an error that refuses the run.
+ */
+static int
+scan_reach(struct run *r, uint32_t n, const char *path, char *lib,
+    size_t liblen, int *fd, uint64_t *refused, const char **field,
+    char *err, size_t errlen)
+{
+	char rel[64];
+
+	*fd = -1;
+	if (r->dir.fd < 0)
+		return 1;	/* rrdcached on another host: by name */
+	if (rrdfile_name(&r->p, n, rel, sizeof(rel)) == -1)
+		BAD("dir", "dir %s: file path too long", r->p.dir);
+	if ((*fd = confine_file(r->dir.fd, rel)) >= 0) {
+		confine_fd_path(lib, liblen, *fd, NULL);
+		return 1;
+	}
+	if (errno == ENOENT) {
+		scan_missing(r, n);
+		return 0;
+	}
+	if (!confine_refused(errno))
+		BAD("dir", "%s: %s", path, strerror(errno));
+	if ((*refused)++ == 0)
+		log_warnx("run %u: %s: %s; its updates will fail as denied",
+		    r->id, path, confine_strerror(errno));
+	queue_file_init(r->q, n, (int64_t)r->p.start, true);
+	return 2;
+fail:
+	return -1;
+}
+
 /* Check every file of the run: reuse those with the same layout (their
  * timestamps continue after rrd_last), refuse any other layout.  With an
  * rrdcached target its INFO tells, so the files are where it sees them. */
@@ -79,17 +129,26 @@ static int
 scan_files(struct run *r, const char *layout, const char **field, char *err,
     size_t errlen)
 {
-	char path[4200], have[8192], msg[1024];
-	uint64_t reused = 0;
+	char path[4200], lib[CONFINE_FD_PATH_MAX], have[8192], msg[1024];
+	uint64_t reused = 0, refused = 0;
+	int fd = -1, rc;
 
 	for (uint32_t n = 0; n < r->p.files; n++) {
-		struct stat st;
 		enum rrdfile_kind k;
 		time_t last;
 
 		if (rrdfile_path(&r->p, n, path, sizeof(path)) == -1)
 			BAD("dir", "dir %s: file path too long", r->p.dir);
+		if ((rc = scan_reach(r, n, path, lib, sizeof(lib), &fd,
+		    &refused, field, err, errlen)) != 1) {
+			if (rc == -1)
+				goto fail;
+			continue;
+		}
 		if (r->cc.conn != NULL) {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
 			if (rrdcc_layout(r->cc.conn, path, have, sizeof(have),
 			    &last, &k, msg, sizeof(msg)) == 0)
 				goto found;
@@ -100,14 +159,12 @@ scan_files(struct run *r, const char *layout, const char **field, char *err,
 			BAD(k == RRDFILE_CONNECTION ? "target" : "dir",
 			    "existing file cannot be reused: %s", msg);
 		}
-		if (stat(path, &st) == -1) {
-			if (errno != ENOENT)
-				BAD("dir", "%s: %s", path, strerror(errno));
-			scan_missing(r, n);
-			continue;
-		}
-		if (rrdfile_layout(path, have, sizeof(have), &last, msg,
-		    sizeof(msg)) == -1)
+		rc = rrdfile_layout(lib, have, sizeof(have), &last, msg,
+		    sizeof(msg));
+		confine_unname(msg, sizeof(msg), lib, path);
+		close(fd);
+		fd = -1;
+		if (rc == -1)
 			BAD("dir", "existing file cannot be reused: %s", msg);
 found:
 		if (strcmp(have, layout) != 0)
@@ -120,40 +177,55 @@ found:
 	if (reused > 0)
 		log_info("run %u: reusing %llu existing files", r->id,
 		    (unsigned long long)reused);
+	if (refused > 0)
+		log_warnx("run %u: %llu files refused (not regular files)",
+		    r->id, (unsigned long long)refused);
 	return 0;
 fail:
+	if (fd >= 0)
+		close(fd);
 	return -1;
 }
 
+/*
+ * The run's directory, opened once through the allowed dir it is in and
+ * held for the run (policy_dir_open), with its staging directory and the
+ * files_per_dir subdirectories, all made beneath it.
+ */
 static int
 make_dirs(struct run *r, const char **field, char *err, size_t errlen)
 {
-	char path[4200];
-	struct stat st;
+	char name[64];
 	int fd;
 
-	if (util_mkdir_p(r->p.dir, 0755) == -1)
-		BAD("dir", "cannot create dir %s: %s", r->p.dir,
-		    strerror(errno));
-	if (stat(r->p.dir, &st) == -1 || !S_ISDIR(st.st_mode))
-		BAD("dir", "dir %s is not a directory", r->p.dir);
+	if ((r->dir.fd = policy_dir_open(r->allowed, r->p.dir, err,
+	    errlen)) == -1) {
+		*field = "dir";
+		return -1;
+	}
+	log_info("run %u: dir %s held open; its files are reached beneath "
+	    "it with %s", r->id, r->p.dir, confine_uses_openat2() ? "openat2 "
+	    "(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)" : "an O_NOFOLLOW walk "
+	    "(the kernel has no openat2)");
 	/* A real file, since access(2) says yes to root on a read-only
 	 * directory. */
-	snprintf(path, sizeof(path), "%s/.stressd-write-test-%ld", r->p.dir,
-	    (long)getpid());
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	snprintf(name, sizeof(name), ".stressd-write-test-%ld", (long)getpid());
+	if ((fd = confine_open(r->dir.fd, name, O_WRONLY | O_CREAT | O_EXCL,
 	    0600)) == -1)
 		BAD("dir", "dir %s is not writable: %s", r->p.dir,
-		    strerror(errno));
+		    confine_strerror(errno));
 	close(fd);
-	unlink(path);
+	unlinkat(r->dir.fd, name, 0);
+	if (confine_dir_stage(&r->dir) == -1)
+		BAD("dir", "cannot make a private directory in %s: %s",
+		    r->p.dir, confine_strerror(errno));
 	for (uint64_t d = 0; r->p.files_per_dir > 0 &&
 	    d * r->p.files_per_dir < r->p.files; d++) {
-		snprintf(path, sizeof(path), "%s/%llu", r->p.dir,
-		    (unsigned long long)d);
-		if (mkdir(path, 0755) == -1 && errno != EEXIST)
-			BAD("dir", "cannot create %s: %s", path,
-			    strerror(errno));
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)d);
+		if ((fd = confine_mkdirs(r->dir.fd, name, 0755)) == -1)
+			BAD("dir", "cannot create %s/%s: %s", r->p.dir, name,
+			    confine_strerror(errno));
+		close(fd);
 	}
 	return 0;
 fail:

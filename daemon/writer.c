@@ -1,14 +1,9 @@
 #include <sys/types.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +12,7 @@
 #include <rrd.h>
 
 #include "cpustat.h"
+#include "faultguard.h"
 #include "log.h"
 #include "rrdcc.h"
 #include "rrdfile.h"
@@ -39,227 +35,46 @@ struct writer_pool {
  * in 24 bytes, then 26 for each value with its colon. */
 #define LINE_MAX_LEN(ds)	(24 + (size_t)(ds) * 26)
 
-/*
- * librrd reads and writes a file through a shared mmap of it.  When another
- * process truncates the file while a writer is inside rrd_update_r, the
- * next touch of a page past the new end raises SIGBUS, and header fields
- * read back as zeros make it divide by zero (SIGFPE; measured with 1.7.2
- * truncating files to random sizes under a flat-out run): either would kill
- * the daemon.  librrd checks the size only as it opens the file, so the
- * window cannot be closed from outside; instead a writer arms a per-thread
- * jump buffer around rrd_update_r, and the handler jumps back out of
- * librrd, failing that one batch as "corrupt".  Why this is sound enough:
- *
- * - A fault is delivered to the faulting thread, so a thread-local buffer
- *   is the right one; reading it (static TLS of the executable) and
- *   siglongjmp are all the handler does.  A signal sent by kill(2), or a
- *   fault outside an armed call, goes to the previous disposition (the
- *   default, or the sanitizers' report).
- * - A truncation only turns the header's counts into zeros and its pages
- *   into missing ones: librrd's loops get shorter, never longer, and its
- *   writes into the file are bounds-checked against the length it mapped,
- *   so it faults or fails but writes nowhere it should not before the
- *   jump.  (Garbage written into a file in place while librrd is inside it
- *   is another matter: a larger count read mid-call sends it out of bounds
- *   and may corrupt memory before any signal, so SIGSEGV is not caught.
- *   Tools that rewrite RRD files in place take librrd's fcntl lock, which
- *   keeps them out of a call; a rename over the file does not touch the
- *   inode librrd has mapped.)
- * - What librrd was doing is abandoned: it works on the map with plain
- *   loads, stores, memcpy and strtod, none of which holds a lock; it holds
- *   no lock of its own in rrd_update_r (its error context is per thread),
- *   and its fcntl lock goes with the descriptor.
- * - What it had is leaked unless taken back: guard_release unmaps the file
- *   and closes its descriptor, found in /proc/self: the map at the
- *   faulting address (SIGBUS) or the one named path (SIGFPE), and only
- *   when that inode is open once and has one link (a writer holds the
- *   file's reservation, but a hard link or a rename could put the inode
- *   in another writer's hands); otherwise they are left, and logged.  The few hundred
- *   bytes librrd had allocated are lost for good; under LeakSanitizer they
- *   show up as a leak below rrd_open or rrd_update_r.  rrd_create_r writes
- *   with write(2), not through a map, so it is not armed.
- */
-static _Thread_local sigjmp_buf		 guard_jb;
-static _Thread_local volatile sig_atomic_t guard_armed;
-static _Thread_local volatile int	 guard_sig;
-static _Thread_local void *volatile	 guard_addr;
-static struct sigaction			 guard_prev_bus, guard_prev_fpe;
-static pthread_once_t			 guard_once = PTHREAD_ONCE_INIT;
-
-static void
-on_fault(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	/* si_code > 0: raised by the kernel for a fault, not sent. */
-	if (guard_armed && si->si_code > 0) {
-		guard_armed = 0;
-		guard_sig = sig;
-		guard_addr = sig == SIGBUS ? si->si_addr : NULL;
-		siglongjmp(guard_jb, 1);
-	}
-	/* Not ours: let the previous disposition have it.  A fault happens
-	 * again as the instruction is retried; a sent signal is sent again. */
-	sigaction(sig, sig == SIGBUS ? &guard_prev_bus : &guard_prev_fpe, NULL);
-	if (si->si_code <= 0)
-		raise(sig);
-}
-
-static void
-guard_install(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_fault;
-	sa.sa_flags = SA_SIGINFO;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &guard_prev_bus) == -1 ||
-	    sigaction(SIGFPE, &sa, &guard_prev_fpe) == -1)
-		log_warn("SIGBUS/SIGFPE handler");
-}
-
-/* One line of /proc/self/maps. */
-struct map_line {
-	uintptr_t	start, end;
-	unsigned	maj, min;
-	unsigned long	ino;
-	char		name[4200];
+/* One update through the sink, as faultguard_call runs it. */
+struct update_args {
+	struct writer_ctx	*w;
+	const char		*target;
+	int			 n;
+	int			*done;
 };
 
-static bool
-map_parse(const char *line, struct map_line *m)
-{
-	int off = 0;
-
-	m->name[0] = '\0';
-	if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %*x %x:%x %lu %n",
-	    &m->start, &m->end, &m->maj, &m->min, &m->ino, &off) < 5)
-		return false;
-	if (off > 0)
-		snprintf(m->name, sizeof(m->name), "%s", line + off);
-	m->name[strcspn(m->name, "\n")] = '\0';
-	return true;
-}
-
-/*
- * Give back the map and descriptors librrd held on path when a fault threw
- * a writer out of it.  The file is path's inode; after a SIGBUS, the one
- * mapped at the faulting address, so a file renamed over path meanwhile
- * does not hide it (it is taken only if it is path by inode or name).
- */
-static void
-guard_release(const char *path, int sig, uintptr_t addr)
-{
-	struct map_line m, hit;
-	struct { uintptr_t start, end; } maps[16];
-	char line[4400], deleted[4300];
-	struct stat st;
-	struct dirent *de;
-	size_t nmaps = 0;
-	int closed = 0, unmapped = 0, nfds = 0, the_fd = -1;
-	bool found = false, shared = false;
-	FILE *fp;
-	DIR *d;
-
-	if ((fp = fopen("/proc/self/maps", "re")) == NULL) {
-		log_warn("after a fault on %s: /proc/self/maps", path);
-		return;
-	}
-	/* Which file librrd had: after a SIGBUS, the file mapped at the
-	 * faulting address, whatever its name now; after a SIGFPE, the map
-	 * named path (or "path (deleted)").  Never the inode path names
-	 * now: a file renamed over it may be another writer's. */
-	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
-	while (!found && fgets(line, sizeof(line), fp) != NULL)
-		if (map_parse(line, &hit) && hit.ino != 0)
-			found = addr != 0 ? addr >= hit.start &&
-			    addr < hit.end : strcmp(hit.name, path) == 0 ||
-			    strcmp(hit.name, deleted) == 0;
-	if (!found) {
-		fclose(fp);
-		log_warnx("after a fault on %s: its map is not identified; "
-		    "its map and descriptor stay", path);
-		return;
-	}
-	/* madvise may split librrd's map into several lines. */
-	rewind(fp);
-	while (fgets(line, sizeof(line), fp) != NULL && nmaps < 16)
-		if (map_parse(line, &m) && m.ino == hit.ino &&
-		    m.maj == hit.maj && m.min == hit.min) {
-			maps[nmaps].start = m.start;
-			maps[nmaps++].end = m.end;
-		}
-	fclose(fp);
-	/* librrd's one descriptor of that inode.  More than one, or a file
-	 * with several links, could be another writer's (hard-linked or
-	 * renamed files): then leak rather than pull a file from under it. */
-	if ((d = opendir("/proc/self/fd")) == NULL) {
-		log_warn("after a fault on %s: /proc/self/fd", path);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char *end;
-		long fd = strtol(de->d_name, &end, 10);
-
-		if (*end != '\0' || end == de->d_name || fd == dirfd(d))
-			continue;
-		if (fstat((int)fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_ino == hit.ino && major(st.st_dev) == hit.maj &&
-		    minor(st.st_dev) == hit.min) {
-			nfds++;
-			the_fd = (int)fd;
-			shared |= st.st_nlink > 1;
-		}
-	}
-	closedir(d);
-	if (nfds > 1 || shared || nmaps == sizeof(maps) / sizeof(maps[0])) {
-		log_warnx("after a fault on %s: its inode is open %d times "
-		    "or has other links; its map and descriptor stay", path,
-		    nfds);
-		return;
-	}
-	for (size_t i = 0; i < nmaps; i++)
-		if (munmap((void *)maps[i].start, maps[i].end -
-		    maps[i].start) == 0)
-			unmapped++;
-	if (nfds == 1 && close(the_fd) == 0)
-		closed++;
-	log_debug("after %s on %s: %d maps unmapped, %d descriptors closed",
-	    sig == SIGBUS ? "SIGBUS" : "SIGFPE", path, unmapped, closed);
-}
-
-/* The sink's update (rrd_update_r) with SIGBUS and SIGFPE caught (see
- * above), with w->err and w->kind set on failure.  *done: the values
- * written. */
 static int
-update_call(struct writer_ctx *w, int n, int *done)
+sink_update(void *arg)
 {
-	sigset_t set;
-	int rc;
+	struct update_args *u = arg;
+	struct writer_ctx *w = u->w;
 
-	if (sigsetjmp(guard_jb, 0) != 0) {
-		/* The handler ran with its signal blocked, and the jump (not
-		 * saving the mask, which costs a system call per update)
-		 * left it so. */
-		sigemptyset(&set);
-		sigaddset(&set, guard_sig);
-		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		guard_release(w->path, guard_sig, (uintptr_t)guard_addr);
-		rrd_clear_error();
-		snprintf(w->err, sizeof(w->err), "%.2000s: %s inside librrd: "
-		    "the file changed while librrd had it mapped (truncated "
-		    "by another process?)", w->path,
-		    guard_sig == SIGBUS ? "SIGBUS" : "SIGFPE");
-		w->kind = RRDFILE_CORRUPT;
-		*done = 0;
-		return -1;
-	}
+	return w->sink->update(w->conn, u->target, u->n, w->argv, u->done,
+	    &w->kind, w->err, sizeof(w->err));
+}
+
+/* The sink's update (rrd_update_r) with SIGBUS and SIGFPE caught
+ * (faultguard.c), with w->err and w->kind set on failure.  *done: the
+ * values written. */
+static int
+update_call(struct writer_ctx *w, const char *target, int n, int *done)
+{
+	struct update_args u = { w, target, n, done };
+	uintptr_t addr;
+	int rc, sig;
+
 	*done = 0;
-	guard_armed = 1;
-	rc = w->sink->update(w->conn, w->path, n, w->argv, done, &w->kind,
-	    w->err, sizeof(w->err));
-	guard_armed = 0;
-	return rc;
+	if ((rc = faultguard_call(sink_update, &u, &sig, &addr)) !=
+	    FAULTGUARD_FAULT)
+		return rc;
+	faultguard_release(w->path, sig, addr, w->file_fd);
+	rrd_clear_error();
+	snprintf(w->err, sizeof(w->err), "%.2000s: %s inside librrd: the file "
+	    "changed while librrd had it mapped (truncated by another "
+	    "process?)", w->path, sig == SIGBUS ? "SIGBUS" : "SIGFPE");
+	w->kind = RRDFILE_CORRUPT;
+	*done = 0;
+	return -1;
 }
 
 static int
@@ -323,6 +138,7 @@ writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
 	memset(w, 0, sizeof(*w));
 	w->p = p;
 	w->hooks = hooks;
+	w->file_fd = -1;
 	w->sink = &librrd_sink;
 	if (addr != NULL) {
 		/* Never one connection shared by threads: each writer (or
@@ -332,7 +148,7 @@ writer_ctx_init(struct writer_ctx *w, const struct stress_params *p,
 		w->sink = &rrdcached_sink;
 		w->conn = w->rrdcc;
 	}
-	pthread_once(&guard_once, guard_install);
+	faultguard_init();
 }
 
 void
@@ -414,14 +230,14 @@ static void write_file(struct writer_ctx *, const struct queue_batch *,
  * keeps the message, and its time is not recorded.
  */
 static void
-sync_file(struct writer_ctx *w)
+sync_file(struct writer_ctx *w, const char *target)
 {
 	const struct writer_hooks *h = w->hooks;
 	char err[4400];
 	double t0 = util_now();
 	int fd, rc = 0;
 
-	if ((fd = open(w->path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(target, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, sizeof(err), "%s: open for fdatasync: %s",
 		    w->path, strerror(errno));
 		rc = -1;
@@ -453,10 +269,123 @@ writer_write_batch(struct writer_ctx *w, const struct queue_batch *b,
 		atomic_store(w->busy_since, 0);
 }
 
-/* The librrd part of writer_write_batch. */
+/* A failed reach of the file (w->path) beneath the held directory. */
+static void
+refused(struct writer_ctx *w, int e, const char *what)
+{
+	snprintf(w->err, sizeof(w->err), "%.2000s: %s%s", w->path, what,
+	    confine_strerror(e));
+	w->kind = rrdfile_kind_of_errno(e);
+}
+
+/*
+ * Create the batch's file beneath the held directory.  librrd makes it in
+ * the private staging directory (its temporary file, chmod and rename
+ * included) through /proc/self/fd/<stage>/<name>, and it is moved into
+ * place never over anything there.  Another sink (rrdcached) makes it
+ * itself by path; a symbolic link in its place is refused first.
+ */
+static int
+create_confined(struct writer_ctx *w, const struct confine_dir *cd,
+    const char *rel, time_t last_up)
+{
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	char stage[CONFINE_FD_PATH_MAX], dir[4200];
+	int fd, rc;
+
+	if (w->sink != &librrd_sink) {
+		if ((fd = confine_file(cd->fd, rel)) >= 0)
+			close(fd);
+		else if (errno != ENOENT) {
+			refused(w, errno, "");
+			return -1;
+		}
+		return w->sink->create(w->conn, w->p, w->path, last_up,
+		    &w->kind, w->err, sizeof(w->err));
+	}
+	if (confine_fd_path(w->lib, sizeof(w->lib), cd->stage, base) == -1) {
+		refused(w, ENAMETOOLONG, "");
+		return -1;
+	}
+	rc = w->sink->create(w->conn, w->p, w->lib, last_up, &w->kind, w->err,
+	    sizeof(w->err));
+	if (rc == -1) {
+		/* Name the file and its dir as the user knows them. */
+		snprintf(dir, sizeof(dir), "%.*s", (int)(strlen(w->path) -
+		    strlen(base) - 1), w->path);
+		confine_unname(w->err, sizeof(w->err), w->lib, w->path);
+		confine_fd_path(stage, sizeof(stage), cd->stage, NULL);
+		confine_unname(w->err, sizeof(w->err), stage, dir);
+		return -1;
+	}
+	if (confine_dir_place(cd, base, rel) == -1) {
+		refused(w, errno, "cannot put the new file in place: ");
+		return -1;
+	}
+	return 0;
+}
+
+static void write_updates(struct writer_ctx *, const struct queue_batch *,
+    struct queue_result *, const char *);
+
+/* The librrd part of writer_write_batch: the file reached beneath the
+ * run's held directory when there is one, by its path otherwise. */
 static void
 write_file(struct writer_ctx *w, const struct queue_batch *b,
     struct queue_result *res)
+{
+	const struct confine_dir *cd = w->hooks != NULL ? w->hooks->dir :
+	    NULL;
+	const char *target = w->path;
+	char rel[64];
+
+	if (rrdfile_path(w->p, b->file, w->path, sizeof(w->path)) == -1 ||
+	    rrdfile_name(w->p, b->file, rel, sizeof(rel)) == -1) {
+		snprintf(w->err, sizeof(w->err), "file %u: path too long",
+		    b->file);
+		w->kind = RRDFILE_OTHER;
+		goto unreached;
+	}
+	if (cd != NULL && cd->fd >= 0) {
+		if (b->create && create_confined(w, cd, rel,
+		    (time_t)b->base_ts) == -1) {
+			res->create_ok = false;
+			return;
+		}
+		/* One open per batch: the file, never a link in its place. */
+		if ((w->file_fd = confine_file(cd->fd, rel)) == -1) {
+			refused(w, errno, "");
+			res->failed_calls = b->count > 0;
+			return;
+		}
+		confine_fd_path(w->lib, sizeof(w->lib), w->file_fd, NULL);
+		if (w->sink == &librrd_sink)
+			target = w->lib;
+	} else if (b->create && w->sink->create(w->conn, w->p, w->path,
+	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
+		res->create_ok = false;
+		return;
+	}
+	write_updates(w, b, res, target);
+	if (w->file_fd >= 0) {
+		if (writer_failed(b, res))
+			confine_unname(w->err, sizeof(w->err), w->lib,
+			    w->path);
+		close(w->file_fd);
+		w->file_fd = -1;
+	}
+	return;
+unreached:
+	/* As a failed create: the values fail with one error. */
+	res->create_ok = !b->create;
+	res->failed_calls = !b->create && b->count > 0;
+}
+
+/* The batch's values in calls of at most WRITER_MAX_VALUES_PER_CALL to
+ * target, the name librrd (or the sink) is given. */
+static void
+write_updates(struct writer_ctx *w, const struct queue_batch *b,
+    struct queue_result *res, const char *target)
 {
 	const struct stress_params *p = w->p;
 	struct queue_iter it;
@@ -464,20 +393,6 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 	double t0;
 	int rc, done;
 
-	if (rrdfile_path(p, b->file, w->path, sizeof(w->path)) == -1) {
-		snprintf(w->err, sizeof(w->err), "file %u: path too long",
-		    b->file);
-		w->kind = RRDFILE_OTHER;
-		/* As a failed create: the values fail with one error. */
-		res->create_ok = !b->create;
-		res->failed_calls = !b->create && left > 0;
-		return;
-	}
-	if (b->create && w->sink->create(w->conn, p, w->path,
-	    (time_t)b->base_ts, &w->kind, w->err, sizeof(w->err)) == -1) {
-		res->create_ok = false;
-		return;
-	}
 	queue_iter_init(&it, b);
 	while (left > 0) {
 		size_t n = left > WRITER_MAX_VALUES_PER_CALL ?
@@ -500,7 +415,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		}
 		res->calls++;
 		t0 = util_now();
-		rc = update_call(w, (int)n, &done);
+		rc = update_call(w, target, (int)n, &done);
 		if (w->hooks != NULL && w->hooks->call_time != NULL)
 			w->hooks->call_time(w->hooks->arg,
 			    (uint64_t)((util_now() - t0) * 1e9));
@@ -512,7 +427,7 @@ write_file(struct writer_ctx *w, const struct queue_batch *b,
 		left -= n;
 	}
 	if (p->sync == KNOBS_SYNC_DATA)
-		sync_file(w);
+		sync_file(w, w->file_fd >= 0 ? w->lib : w->path);
 }
 
 bool

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "confine.h"
 #include "knobs.h"
 #include "queue.h"
 #include "rrdfile.h"
@@ -37,6 +38,10 @@ struct writer_hooks {
 	 * message naming the file when it failed */
 	void	(*sync_time)(void *arg, uint64_t ns, const char *err);
 	void	*arg;
+	/* Not a hook: the run's directory, held (confine.h).  Set, every
+	 * file is reached beneath it: librrd gets /proc/self/fd paths, other
+	 * sinks the path after a check through it.  NULL: paths as named. */
+	const struct confine_dir *dir;
 };
 
 /*
@@ -75,7 +80,9 @@ struct writer_ctx {
 	size_t				 buflen;
 	const char			**argv;
 	size_t				 argvcap;
-	char				 path[4200];
+	char				 path[4200];	/* as the user names it */
+	char				 lib[CONFINE_FD_PATH_MAX]; /* librrd's */
+	int				 file_fd;	/* of lib; -1: none */
 	char				 err[3072];
 	enum rrdfile_kind		 kind;		/* of err */
 	/* Where the pool sees since when (monotonic ns) this writer has been

@@ -30,7 +30,7 @@ umount_all() {
 }
 trap 'rc=$?; umount_all; (exit $rc); cleanup' EXIT
 
-KINDS=connection,corrupt,locked,missing,no_space,other,permission,read_only
+KINDS=connection,corrupt,denied,locked,missing,no_space,other,permission,read_only
 head -c 65536 /dev/urandom >"$T/garbage"
 
 # Helpers built with the C compiler when there is one.
@@ -85,6 +85,7 @@ EOF
 int	rrd_update_r(const char *, const char *, int, const char **);
 
 static _Thread_local const char *current;
+static _Thread_local char real_path[4096];
 static atomic_int done;
 
 int
@@ -96,8 +97,10 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "rrd_update_r");
-	if (dir != NULL && *dir != '\0' && strncmp(file, dir, strlen(dir)) == 0)
-		current = file;
+	/* stressd names its files /proc/self/fd/N: the file's own path. */
+	if (dir != NULL && *dir != '\0' && realpath(file, real_path) != NULL &&
+	    strncmp(real_path, dir, strlen(dir)) == 0)
+		current = real_path;
 	rc = real(file, tmpl, argc, argv);
 	current = NULL;
 	return rc;

@@ -115,12 +115,65 @@ test_dirs(void **state)
 	free(c);
 }
 
+/* The directory as opened: made beneath the allowed one, the same inode
+ * as its path; outside, or through a symbolic link leading out, refused
+ * with nothing made; an allowed dir named through a symbolic link is
+ * the dir it resolves to. */
+static void
+test_dir_open(void **state)
+{
+	struct config *c = malloc(sizeof(*c));
+	struct policy_dirs *d;
+	char dir[PATH_MAX], link[PATH_MAX], err[PATH_MAX * 2];
+	struct stat a, b;
+	int fd;
+
+	(void)state;
+	assert_non_null(c);
+	conffile_defaults(c);
+	/* Unrestricted: the dir as named, made. */
+	assert_non_null(d = policy_dirs_copy(c));
+	snprintf(dir, sizeof(dir), "%s/free/x", tree);
+	assert_true((fd = policy_dir_open(d, dir, err, sizeof(err))) >= 0);
+	close(fd);
+	policy_dirs_free(d);
+	assert_non_null(d = policy_dirs_copy(NULL));
+	policy_dirs_free(d);
+
+	c->restricted = true;
+	c->nallowed = 1;
+	snprintf(link, sizeof(link), "%s/inlink", tree);
+	snprintf(dir, sizeof(dir), "%s/in", tree);
+	assert_int_equal(symlink(dir, link), 0);
+	snprintf(c->allowed_dirs[0], sizeof(c->allowed_dirs[0]), "%s", link);
+	assert_non_null(d = policy_dirs_copy(c));
+	free(c);	/* the copy is the run's own */
+	snprintf(dir, sizeof(dir), "%s/in/run/a", tree);
+	assert_true((fd = policy_dir_open(d, dir, err, sizeof(err))) >= 0);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(dir, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	close(fd);
+	/* A symbolic link in the dir's path to outside: refused, not made. */
+	snprintf(link, sizeof(link), "%s/in/out", tree);
+	snprintf(dir, sizeof(dir), "%s/elsewhere", tree);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	snprintf(dir, sizeof(dir), "%s/in/out/run", tree);
+	assert_int_equal(policy_dir_open(d, dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not inside allowed_dirs"));
+	snprintf(dir, sizeof(dir), "%s/elsewhere/run", tree);
+	assert_int_equal(stat(dir, &b), -1);
+	policy_dirs_free(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_dirs),
+		cmocka_unit_test(test_dir_open),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

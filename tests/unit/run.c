@@ -95,7 +95,7 @@ launch(struct run **rp, unsigned id, const struct stress_params *p,
 {
 	struct run *r;
 
-	assert_non_null(r = run_prepare(id, tmp, p, -1));
+	assert_non_null(r = run_prepare(id, tmp, NULL, p, -1));
 	while (!run_prepared(r))
 		usleep(1000);
 	*rp = r;
