@@ -2,6 +2,8 @@
  * rrd_update_r on files under $STRESSD_TEST_HANG_DIR sleeps 30 s first,
  * standing in for a writer stuck inside librrd, and every call sleeps
  * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
+ * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
+ * run's directory: the directory is matched on what N names.
  * Built by the test with cc -shared. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,10 +19,18 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 	static int (*real)(const char *, const char *, int, const char **);
 	const char *dir = getenv("STRESSD_TEST_HANG_DIR");
 	const char *slow = getenv("STRESSD_TEST_SLOW_US");
+	char real_path[4096];
+	const char *name = file;
+	ssize_t n;
 
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "rrd_update_r");
-	if (dir != NULL && *dir != '\0' && strncmp(file, dir, strlen(dir)) == 0)
+	if (strncmp(file, "/proc/self/fd/", 14) == 0 &&
+	    (n = readlink(file, real_path, sizeof(real_path) - 1)) > 0) {
+		real_path[n] = '\0';
+		name = real_path;
+	}
+	if (dir != NULL && *dir != '\0' && strncmp(name, dir, strlen(dir)) == 0)
 		sleep(30);
 	if (slow != NULL && *slow != '\0')
 		usleep((useconds_t)strtoul(slow, NULL, 10));
