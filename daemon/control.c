@@ -22,6 +22,7 @@
 #include "ctlsocket.h"
 #include "fdbudget.h"
 #include "fdqueue.h"
+#include "idmap.h"
 #include "log.h"
 #include "proto.h"
 #include "request.h"
@@ -562,6 +563,13 @@ control_group_of(int fd)
 	    sun.sun_path[0] == '\0' || stat(sun.sun_path, &st) == -1) {
 		log_warnx("cannot tell the control socket's group: only root "
 		    "and uid %ld may start and stop runs", (long)geteuid());
+		return;
+	}
+	if (!idmap_gid_mapped(st.st_gid)) {
+		log_warnx("the control socket's group (gid %ld here) is not "
+		    "mapped in stressd's user namespace (PrivateUsers=?): only "
+		    "root and uid %ld may start and stop runs; make it "
+		    "stressd's own group", (long)st.st_gid, (long)geteuid());
 		return;
 	}
 	ctl_gid = st.st_gid;

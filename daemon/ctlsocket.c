@@ -124,6 +124,10 @@ ctlsocket_bind(const char *path, unsigned mode, const char *group)
 			if (gr == NULL)
 				log_warnx("socket_group %s: no such group",
 				    group);
+			else if (errno == EPERM)	/* not root, not a member */
+				log_warnx("socket_group %s: stressd runs as uid "
+				    "%ld, which is not in that group", group,
+				    (long)geteuid());
 			else
 				log_warn("chown %s to group %s", path, group);
 			close(fd);
