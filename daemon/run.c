@@ -68,6 +68,11 @@ on_error(void *arg, enum rrdfile_kind kind, const char *msg)
 	}
 	r->err.fail_last = now;
 	keep_message(r, msg);
+	if (kind == RRDFILE_OTHER && !r->err.other_logged) {
+		r->err.other_logged = true;
+		log_warnx("run %u: an error of no known kind (other): %s",
+		    r->id, msg);
+	}
 	pthread_mutex_unlock(&r->err.mu);
 }
 

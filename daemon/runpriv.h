@@ -36,6 +36,9 @@ struct run_errors {
 	double			 fail_last;	/* its last error */
 	char			 fail_first[1024];
 	uint64_t		 ok_seen;
+	/* The first error of kind other is logged even past the kept ten:
+	 * it names what the classifier (rrdfile.c) does not know yet. */
+	bool			 other_logged;
 };
 
 /* Latency of writes, recorded by the writers under mu; the record copies
