@@ -20,6 +20,8 @@ struct termsafe {
 };
 
 static int	raw_fd = -1;		/* stdout's terminal, if filtered */
+/* The streams the filters stand in for, given back at exit. */
+static FILE	*plain_out, *plain_err;
 
 static int
 put(int fd, const char *p, size_t n)
@@ -143,6 +145,22 @@ termsafe_open(int fd)
 	return f;
 }
 
+/* At exit the filters are closed, not just flushed: a character left cut
+ * is shown, and their memory goes (LeakSanitizer counts it otherwise). */
+static void
+termsafe_fini(void)
+{
+	if (plain_out != NULL) {
+		fclose(stdout);
+		stdout = plain_out;
+		raw_fd = -1;
+	}
+	if (plain_err != NULL) {
+		fclose(stderr);
+		stderr = plain_err;
+	}
+}
+
 void
 termsafe_init(void)
 {
@@ -150,13 +168,17 @@ termsafe_init(void)
 
 	if (isatty(STDOUT_FILENO) && (f = termsafe_open(STDOUT_FILENO))) {
 		setvbuf(f, NULL, _IOLBF, 0);
+		plain_out = stdout;
 		stdout = f;
 		raw_fd = STDOUT_FILENO;
 	}
 	if (isatty(STDERR_FILENO) && (f = termsafe_open(STDERR_FILENO))) {
 		setvbuf(f, NULL, _IONBF, 0);
+		plain_err = stderr;
 		stderr = f;
 	}
+	if (plain_out != NULL || plain_err != NULL)
+		atexit(termsafe_fini);
 }
 
 void

@@ -221,6 +221,12 @@ ctlj() {
 	timeout -k 5 "$CTL_TIMEOUT" "$STRESSCTL" --socket "$SOCK" --json "$@"
 }
 
+# asan_build: is stressd built with AddressSanitizer (--enable-sanitizers)?
+asan_build() {
+	ldd "$STRESSD" 2>/dev/null | grep -q libasan ||
+	    grep -aq __asan_init "$STRESSD"
+}
+
 daemon_alive() {
 	[ -n "$DPID" ] && pid_alive "$DPID" && ctl status >/dev/null
 }

@@ -17,8 +17,7 @@ command -v valgrind >/dev/null 2>&1 ||
     skip "valgrind is not installed (apt-get install valgrind)"
 # ASan and valgrind cannot share a process: under --enable-sanitizers the
 # sanitizers check the daemon instead.
-if ldd "$STRESSD" 2>/dev/null | grep -q libasan ||
-    grep -aq __asan_init "$STRESSD"; then
+if asan_build; then
 	skip "$STRESSD is built with AddressSanitizer (--enable-sanitizers)"
 fi
 
