@@ -139,6 +139,18 @@ fail:
 	return -2;
 }
 
+/* Does name's reply come only when the run has ended or launched? */
+static bool
+replies_late(const char *name, json_object *args)
+{
+	json_object *w;
+
+	if (strcmp(name, "stop") == 0)
+		return args == NULL || !json_object_object_get_ex(args, "wait",
+		    &w) || json_object_get_boolean(w);
+	return strcmp(name, "wait") == 0 || strcmp(name, "start") == 0;
+}
+
 /*
  * Send {"cmd": name, "args": args, "id": 1} and read the reply.  Returns
  * CALL_OK with *reply the checked reply, or the exit status with
@@ -175,10 +187,9 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 	}
 
 	/* wait, stop and start answer when the run has ended or launched:
-	 * only an explicit --timeout bounds their reply.  Connecting is
-	 * always bounded. */
-	waits = strcmp(name, "wait") == 0 || strcmp(name, "stop") == 0 ||
-	    strcmp(name, "start") == 0;
+	 * only an explicit --timeout bounds their reply (stop --no-wait is
+	 * answered at once).  Connecting is always bounded. */
+	waits = replies_late(name, args);
 	client_set_connect_timeout(ctl->timeout >= 0 ? ctl->timeout :
 	    OPTIONS_DEFAULT_TIMEOUT);
 	switch (client_call_fd(ctl->socket, line, fd, ctl->timeout >= 0 ?

@@ -120,25 +120,70 @@ fail:
 	return -1;
 }
 
-/* fd (closed here), whose fstat is st, as a FILE to parse. */
+/*
+ * fd (closed here), whose fstat is st, read whole into *buf and given
+ * back as a FILE to parse (fclose it, then free *buf).  The bound is on
+ * what is read, not only on st_size: the client owns a passed file and
+ * may grow it after the fstat, and getline would hold a line of any
+ * length.
+ */
 static FILE *
-values_file(int fd, const struct stat *st, const char *name, char *err,
-    size_t errlen)
+values_file(int fd, const struct stat *st, const char *name, char **buf,
+    char *err, size_t errlen)
 {
-	FILE *fp;
+	size_t got = 0, cap = (size_t)st->st_size + 1;
+	FILE *fp = NULL;
+	ssize_t r;
 
-	if (st->st_size > UPDATE_FILE_MAX) {
-		snprintf(err, errlen, "%s is larger than %ld bytes", name,
-		    UPDATE_FILE_MAX);
-		close(fd);
-		return NULL;
+	*buf = NULL;
+	if (st->st_size > UPDATE_FILE_MAX)
+		goto big;
+	if ((*buf = malloc(cap)) == NULL)
+		goto nomem;
+	/* One byte past the bound tells a file that grew too far. */
+	while ((r = read(fd, *buf + got, cap - got)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			snprintf(err, errlen, "cannot read %s: %s", name,
+			    strerror(errno));
+			goto fail;
+		}
+		if ((got += (size_t)r) > (size_t)UPDATE_FILE_MAX)
+			goto big;
+		if (got == cap) {
+			char *nb;
+
+			cap = cap * 2 < (size_t)UPDATE_FILE_MAX + 1 ? cap * 2 :
+			    (size_t)UPDATE_FILE_MAX + 1;
+			if ((nb = realloc(*buf, cap)) == NULL)
+				goto nomem;
+			*buf = nb;
+		}
 	}
-	if ((fp = fdopen(fd, "r")) == NULL) {
+	close(fd);
+	/* fmemopen refuses a size of 0: an empty file reads as one newline,
+	 * which parses to the same "holds no ts:value line". */
+	if (got == 0)
+		(*buf)[got++] = '\n';
+	if ((fp = fmemopen(*buf, got, "r")) == NULL) {
 		snprintf(err, errlen, "cannot read %s: %s", name,
 		    strerror(errno));
-		close(fd);
+		free(*buf);
+		*buf = NULL;
 	}
 	return fp;
+big:
+	snprintf(err, errlen, "%s is larger than %ld bytes", name,
+	    UPDATE_FILE_MAX);
+	goto fail;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", name);
+fail:
+	close(fd);
+	free(*buf);
+	*buf = NULL;
+	return NULL;
 }
 
 int
@@ -147,7 +192,8 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 {
 	FILE *fp;
 	struct stat st, st2;
-	int fd;
+	char *buf;
+	int fd, rv;
 
 	*values = NULL;
 	*n = 0;
@@ -175,9 +221,11 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 		close(fd);
 		return -1;
 	}
-	if ((fp = values_file(fd, &st2, path, err, errlen)) == NULL)
+	if ((fp = values_file(fd, &st2, path, &buf, err, errlen)) == NULL)
 		return -1;
-	return parse_values(fp, path, false, values, n, err, errlen);
+	rv = parse_values(fp, path, false, values, n, err, errlen);
+	free(buf);
+	return rv;
 }
 
 int
@@ -186,7 +234,8 @@ loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
 {
 	struct stat st;
 	FILE *fp;
-	int fl;
+	char *buf;
+	int fl, rv;
 
 	*values = NULL;
 	*n = 0;
@@ -209,9 +258,11 @@ loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
 	 * whatever it has read. */
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		goto sys;
-	if ((fp = values_file(fd, &st, name, err, errlen)) == NULL)
+	if ((fp = values_file(fd, &st, name, &buf, err, errlen)) == NULL)
 		return -1;
-	return parse_values(fp, name, true, values, n, err, errlen);
+	rv = parse_values(fp, name, true, values, n, err, errlen);
+	free(buf);
+	return rv;
 sys:
 	snprintf(err, errlen, "%s: the passed descriptor: %s", name,
 	    strerror(errno));

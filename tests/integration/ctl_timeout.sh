@@ -22,6 +22,15 @@ rc=0
 timeout -k 2 20 "$STRESSCTL" --socket "$SOCK" status --timeout 1 \
     >"$T/out" 2>&1 || rc=$?
 assert_eq "$rc" 4 "status --timeout 1: exit status ($(cat "$T/out"))"
+# stop --no-wait is answered at once: the default timeout (30 s) bounds
+# it, unlike stop's wait for the run to end.
+t0=$SECONDS
+rc=0
+timeout -k 2 50 "$STRESSCTL" --socket "$SOCK" stop --no-wait \
+    >"$T/out" 2>&1 || rc=$?
+el=$((SECONDS - t0))
+assert_eq "$rc" 4 "stop --no-wait on a stopped daemon: exit status ($(cat "$T/out"))"
+assert_num "$el" '<=' 40 "stop --no-wait: seconds taken"
 # 0: no timeout; the outer timeout ends it.
 rc=0
 timeout -k 2 4 "$STRESSCTL" --socket "$SOCK" --timeout 0 stats \

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -227,6 +228,46 @@ test_read_values(void **state)
 	assert_int_equal(fcntl(fd, F_GETFD), -1);
 }
 
+/* The client owns a passed file and can grow it after stressd looked at
+ * its size: the bound is on what is read.  fstat is wrapped (the test is
+ * linked with --wrap=fstat) so that the file grows to 1 GiB, sparse,
+ * right after stressd's fstat of it. */
+static int grow_fd = -1;
+
+int	__real_fstat(int, struct stat *);
+int	__wrap_fstat(int, struct stat *);
+
+int
+__wrap_fstat(int fd, struct stat *st)
+{
+	int rv = __real_fstat(fd, st);
+
+	if (fd == grow_fd) {
+		grow_fd = -1;
+		assert_int_equal(ftruncate(fd, 1L << 30), 0);
+	}
+	return rv;
+}
+
+static void
+test_read_values_grown(void **state)
+{
+	char err[512];
+	double *v = NULL;
+	size_t n;
+	int fd;
+
+	(void)state;
+	fd = text_fd("1:5\n2:6\n");
+	grow_fd = fd;
+	assert_int_equal(loadgen_read_values_fd(fd, "/g", &v, &n, err,
+	    sizeof(err)), -1);
+	assert_int_equal(grow_fd, -1);		/* the wrap ran */
+	assert_null(v);
+	if (strstr(err, "larger than") == NULL)
+		fail_msg("a file grown past the bound: '%s'", err);
+}
+
 int
 main(void)
 {
@@ -234,6 +275,7 @@ main(void)
 		cmocka_unit_test(test_zero_files),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_read_values),
+		cmocka_unit_test(test_read_values_grown),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_round_robin),
 	};
