@@ -3,7 +3,8 @@
 # The shipped stressd.service, as make builds it for install: its overall
 # exposure under `systemd-analyze security --offline=true` must be at most
 # 1.5 (the analyzer's --threshold=15 and the printed figure both checked);
-# on failure the findings that cost something are printed.
+# on failure the findings that cost something are printed.  And it keeps
+# the uids of clients apart (no PrivateUsers=).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -29,4 +30,10 @@ assert_num "$exposure" '<=' "$MAX_EXPOSURE" \
     "stressd.service exposure; still open: $costs; exposure"
 [ "$rc" -eq 0 ] ||
     fail "systemd-analyze security --threshold exited $rc: ${out: -600}"
+# Not PrivateUsers=: in its namespace every uid but root's and stressd's
+# reads as 65534, so the per-uid share of control connections (man
+# stressd, LIMITS) would be one share for all of them, and one user
+# could take it from every other.
+! grep -q '^PrivateUsers=yes' "$unit" ||
+    fail "stressd.service sets PrivateUsers=: the per-uid share needs real uids"
 log "ok: stressd.service exposure $exposure <= $MAX_EXPOSURE"
