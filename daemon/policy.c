@@ -92,6 +92,41 @@ path_inside(const char *dir, const char *root)
 	return strncmp(dir, root, n) == 0 && (dir[n] == '\0' || dir[n] == '/');
 }
 
+/* path with ".", ".." and repeated slashes taken out as text, with no
+ * look at the file system (so it tells nothing of what is there). */
+static void
+lexical(const char *path, char out[PATH_MAX])
+{
+	size_t n = 0;
+	const char *p = path;
+
+	out[n++] = '/';
+	while (*p != '\0') {
+		const char *e;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		if ((e = strchr(p, '/')) == NULL)
+			e = p + strlen(p);
+		len = (size_t)(e - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;	/* the slash before it */
+		} else if (len > 0 && !(len == 1 && p[0] == '.') &&
+		    n + len + 1 < PATH_MAX) {
+			if (n > 1)
+				out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p = e;
+	}
+	out[n] = '\0';
+}
+
 int
 policy_target_allowed(const struct config *c, const char *target,
     char *err, size_t errlen)
@@ -127,6 +162,24 @@ inside(const char (*dirs)[4096], size_t n, const char *dir,
 	for (size_t i = 0; i < n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 		    i ? ", " : "", dirs[i]);
+	/* Outside the allowed tree even as text, a refusal quotes only the
+	 * client's path: what realpath found there (an error, a link's
+	 * target) is what the daemon may see, not the client. */
+	lexical(dir, real);
+	for (size_t i = 0; i < n && dir[0] == '/'; i++) {
+		lexical(dirs[i], root);
+		if (path_inside(real, root))
+			break;
+		/* An allowed dir named through a symlink: its own path. */
+		if (resolve(dirs[i], root, why, sizeof(why)) == 0 &&
+		    path_inside(real, root))
+			break;
+		if (i == n - 1) {
+			snprintf(err, errlen, "'%s' is not inside allowed_dirs "
+			    "(%s)", dir, list);
+			return 0;
+		}
+	}
 	if (resolve(dir, real, why, sizeof(why)) == -1) {
 		snprintf(err, errlen, "%s (allowed_dirs: %s)", why, list);
 		return 0;
