@@ -52,7 +52,8 @@ update_source(struct control_conn *c, json_object *id,
 	if (a->update_fd && (*fd = control_take_fd(c)) == -1) {
 		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "update_fd",
 		    "update_fd is set, but no descriptor came with the request "
-		    "(SCM_RIGHTS on its line)");
+		    "(SCM_RIGHTS on its line), or it was not kept: stressd "
+		    "holds at most 4 a client and 32 for all clients");
 		return -1;
 	}
 	if (!a->update_fd && a->update_path_given && uid != 0 &&
