@@ -29,6 +29,7 @@
 #include "hostport.h"
 #include "log.h"
 #include "prom.h"
+#include "util.h"
 
 /* Replies past this wait to be sent before the next request is read. */
 #define PROM_OUTPUT_RESUME	(256 * 1024)
@@ -38,6 +39,8 @@ struct hconn {
 	struct event		*deadline;
 	struct hconn		*next, *prev;
 	bool			 closing;	/* free once output is flushed */
+	bool			 served;	/* answered a request */
+	double			 idle_since;	/* of its last reply */
 };
 
 static struct event_base	*hbase;
@@ -266,8 +269,11 @@ conn_read(struct bufferevent *bev, void *arg)
 		handle_head(c, head);
 		free(head);
 		/* The next request on this connection has its own time. */
-		if (!c->closing)
+		if (!c->closing) {
 			arm_deadline(c);
+			c->served = true;
+			c->idle_since = util_now();
+		}
 	}
 	if (c->closing) {
 		bufferevent_disable(bev, EV_READ);
@@ -304,6 +310,29 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 	conn_free(c);
 }
 
+/*
+ * At the cap, the connection kept alive the longest since its last reply,
+ * with nothing of a next request in or a reply out, gives way: holding
+ * idle connections open does not lock a scraper out.  A connection in
+ * mid-request does not (its deadline ends it).  True if one went.
+ */
+static bool
+evict_idle(void)
+{
+	struct hconn *c, *oldest = NULL;
+
+	for (c = conns; c != NULL; c = c->next)
+		if (c->served && !c->closing &&
+		    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0 &&
+		    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 &&
+		    (oldest == NULL || c->idle_since < oldest->idle_since))
+			oldest = c;
+	if (oldest == NULL)
+		return false;
+	conn_free(oldest);
+	return true;
+}
+
 static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
     int salen, void *arg)
@@ -316,7 +345,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	(void)arg;
 	/* Over the cap: closed at once, so a flood costs an accept and a
 	 * close each, never a descriptor held. */
-	if (nconns >= max_conns) {
+	if (nconns >= max_conns && !evict_idle()) {
 		if (refused++ % 1000 == 0)
 			log_warnx("/metrics: %u connections, the cap; closing "
 			    "new ones (%ju so far)", max_conns,

@@ -648,6 +648,46 @@ test_limits(void **state)
 	event_base_free(base);
 }
 
+/* At the cap, a connection kept alive between requests gives way to a
+ * new one (the longest idle first), so clients that only hold their
+ * connections open do not lock a scraper out; one in mid-request does
+ * not give way. */
+static void
+test_cap_evicts_idle(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct event_base *base = event_base_new();
+	static struct client c;
+	char err[256];
+	int renders = 0, port, a, b;
+
+	(void)state;
+	assert_non_null(base);
+	prom_set_limits(2, 5.0);
+	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
+	    err, sizeof(err)), 0);
+	port = prom_port();
+	a = tcp_to(port);
+	assert_int_equal(send(a, req, sizeof(req) - 1, 0),
+	    (ssize_t)sizeof(req) - 1);
+	spin(base, 100);
+	b = tcp_to(port);			/* mid-request */
+	assert_int_equal(send(b, "GET /met", 8, 0), 8);
+	spin(base, 100);
+	assert_int_equal(renders, 1);
+	assert_int_equal(prom_connections(), 2);
+	get(base, port, "GET /metrics HTTP/1.0\r\n\r\n", &c);
+	assert_int_equal(status_of(&c), 200);
+	spin(base, 50);
+	assert_true(closed_by_peer(a));		/* idle: gave way */
+	assert_false(closed_by_peer(b));	/* mid-request: kept */
+	close(a);
+	close(b);
+	prom_stop();
+	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
+	event_base_free(base);
+}
+
 static void
 test_listen_forms(void **state)
 {
@@ -742,6 +782,7 @@ main(void)
 		cmocka_unit_test(test_histogram_empty),
 		cmocka_unit_test_teardown(test_http, teardown),
 		cmocka_unit_test_teardown(test_limits, teardown),
+		cmocka_unit_test_teardown(test_cap_evicts_idle, teardown),
 		cmocka_unit_test_teardown(test_listen_forms, teardown),
 		cmocka_unit_test_teardown(test_listen_ipv6, teardown),
 	};
