@@ -9,20 +9,7 @@
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to run stressctl as another user"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) not found"
-getent passwd nobody >/dev/null && getent group users >/dev/null &&
-    getent group nogroup >/dev/null ||
-    skip "needs user nobody and groups users, nogroup"
-
-# nobody must reach the socket and the binary (the build tree may sit
-# under a private home directory).
-chmod 711 "$T"
-install -m 755 "$STRESSCTL" "$T/stressctl"
-A=$T/allowed
-mkdir -p "$A"
-# Sanitizer builds: nobody's stressctl cannot write logs into $T.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
+other_user_setup
 # as_user GROUPS ARGS...: stressctl as nobody, with supplementary GROUPS
 # ("" for none); prints output, returns its exit status.
 as_user() {

@@ -227,6 +227,47 @@ asan_build() {
 	    grep -aq __asan_init "$STRESSD"
 }
 
+# other_user_setup: for tests that run stressctl as nobody (in group
+# users): skip without root, setpriv or those accounts; make $T and a
+# copy of stressctl ($T/stressctl) reachable for nobody (the build tree
+# may sit under a private home directory); make $A, the allowed dir.
+other_user_setup() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run stressctl as another user"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not found"
+	getent passwd nobody >/dev/null && getent group users >/dev/null &&
+	    getent group nogroup >/dev/null ||
+	    skip "needs user nobody and groups users, nogroup"
+	chmod 711 "$T"
+	install -m 755 "$STRESSCTL" "$T/stressctl"
+	A=$T/allowed
+	mkdir -p "$A"
+	# Sanitizer builds: nobody's stressctl cannot write logs into $T.
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
+}
+
+# wait_flood OUT: tests/integration/flood.c, started in the background
+# with its output in OUT, has made its connections (30 s at most).
+wait_flood() {
+	for _ in $(seq 300); do grep -q '^connected' "$1" && break; sleep 0.1; done
+	grep -q '^connected' "$1" || fail "flood did not connect within 30 s"
+	log "flood: $(head -n 1 "$1")"
+}
+
+# stats_p99 LABEL PAUSE: 20 `stressctl --json stats` calls PAUSE s apart,
+# each within 10 s; prints the slowest in ms (the p99 of 20) and leaves
+# the last reply in $T/s.json.
+stats_p99() {
+	local lat=() t0
+	for _ in $(seq 20); do
+		t0=$(date +%s%N)
+		timeout -k 2 10 "$STRESSCTL" --socket "$SOCK" --json stats \
+		    >"$T/s.json" || fail "$1: stats failed or took over 10 s"
+		lat+=($((($(date +%s%N) - t0) / 1000000)))
+		sleep "$2"
+	done
+	printf '%s\n' "${lat[@]}" | sort -n | tail -n 1
+}
+
 daemon_alive() {
 	[ -n "$DPID" ] && pid_alive "$DPID" && ctl status >/dev/null
 }
