@@ -187,10 +187,15 @@ confine_file(int dirfd, const char *rel)
 		return -1;
 	if (fstat(fd, &st) == -1)
 		goto fail;
-	if (S_ISREG(st.st_mode))
+	/* Only the daemon's own files, with no other name: another owner
+	 * could rewrite one in place without librrd's lock under a writer
+	 * (which corrupts librrd's memory, past what faultguard catches),
+	 * and a hard link's other name may lie outside the directory. */
+	if (S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1)
 		return fd;
 	errno = S_ISLNK(st.st_mode) ? ELOOP : S_ISDIR(st.st_mode) ? EISDIR :
-	    ENXIO;
+	    !S_ISREG(st.st_mode) ? ENXIO : st.st_uid != geteuid() ? EPERM :
+	    EMLINK;
 fail:
 	e = errno;
 	close(fd);
@@ -229,7 +234,8 @@ confine_mkdirs(int dirfd, const char *rel, mode_t m)
 bool
 confine_refused(int e)
 {
-	return e == ELOOP || e == EXDEV || e == EISDIR || e == ENXIO;
+	return e == ELOOP || e == EXDEV || e == EISDIR || e == ENXIO ||
+	    e == EPERM || e == EMLINK;
 }
 
 const char *
@@ -245,6 +251,12 @@ confine_strerror(int e)
 		return "refused: a directory, not a regular file";
 	case ENXIO:
 		return "refused: not a regular file";
+	case EPERM:
+		return "refused: owned by another user, who could rewrite it "
+		    "under librrd";
+	case EMLINK:
+		return "refused: it has another hard link, maybe outside the "
+		    "run's directory";
 	default:
 		return strerror(e);
 	}

@@ -149,6 +149,29 @@ test_refused(void **state)
 	assert_non_null(strstr(confine_strerror(ELOOP), "symbolic link"));
 }
 
+/* A file another user owns, or one with another name elsewhere (a hard
+ * link), is no file of the daemon's: the owner could rewrite it without
+ * librrd's lock under a writer (which corrupts librrd's memory), and a
+ * hard link's other name may lie outside the run's directory. */
+static void
+test_not_ours(void **state)
+{
+	char p[PATH_MAX], q[PATH_MAX];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/in/theirs", tree);
+	make("in/theirs", "file", "x");
+	assert_int_equal(chown(p, geteuid() + 1, (gid_t)-1), 0);
+	expect_errno(confine_file(top, "theirs"), EPERM);
+	snprintf(p, sizeof(p), "%s/out/f", tree);
+	snprintf(q, sizeof(q), "%s/in/hard", tree);
+	assert_int_equal(link(p, q), 0);
+	expect_errno(confine_file(top, "hard"), EMLINK);
+	assert_true(confine_refused(EPERM) && confine_refused(EMLINK));
+	assert_non_null(strstr(confine_strerror(EPERM), "owned by"));
+	assert_non_null(strstr(confine_strerror(EMLINK), "hard link"));
+}
+
 static void
 test_absolute(void **state)
 {
@@ -294,6 +317,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		BOTH(test_regular),
 		BOTH(test_refused),
+		BOTH(test_not_ours),
 		BOTH(test_absolute),
 		BOTH(test_mkdirs),
 		BOTH(test_swapped),
