@@ -14,6 +14,24 @@ struct stresslog {
 	struct queue_counters	prev;
 };
 
+/* One header line.  '=' in a value is written %3D (and '%' %25): a value
+ * such as a dir holding "significantOpsPending=999999" would otherwise
+ * pass for a counter to the unanchored greps scripts run on the log. */
+static void
+header_line(FILE *fp, const char *key, const char *value)
+{
+	fprintf(fp, "%s = ", key);
+	for (const char *c = value; *c != '\0'; c++) {
+		if (*c == '=')
+			fputs("%3D", fp);
+		else if (*c == '%')
+			fputs("%25", fp);
+		else
+			fputc(*c, fp);
+	}
+	fputc('\n', fp);
+}
+
 struct stresslog *
 stresslog_open(const char *path, unsigned run_id,
     const struct stress_params *p, double run_start)
@@ -35,12 +53,10 @@ stresslog_open(const char *path, unsigned run_id,
 	json_object_object_foreach(params, key, val) {
 		if (json_object_get_type(val) == json_type_array) {
 			for (size_t i = 0; i < json_object_array_length(val); i++)
-				fprintf(sl->fp, "%s = %s\n", key,
-				    json_object_get_string(
+				header_line(sl->fp, key, json_object_get_string(
 				    json_object_array_get_idx(val, i)));
 		} else
-			fprintf(sl->fp, "%s = %s\n", key,
-			    json_object_get_string(val));
+			header_line(sl->fp, key, json_object_get_string(val));
 	}
 	json_object_put(params);
 	fflush(sl->fp);

@@ -24,3 +24,19 @@ for i in 1 2 3; do
 	    cut -d' ' -f1)" 20000 "run $i: the final block's count"
 done
 log "ok: every block marks its own multiple"
+
+# A value in the header cannot pass for a counter, whatever it holds
+# without control characters: the README's own grep of stress.log
+# (taken from README.md, its path replaced) finds only QS: lines' values.
+s=$(start_run --dir "$T/QS: significantOpsPending=999999 x" --files 2 \
+    --max-updates 20 --modulus 10 --update-time 0 --rra "$RRA")
+s=$(wait_run)
+slog=$STATE/runs/$(jget "$s" run_id)/stress.log
+cmd=$(grep -m1 "grep -oP 'significantOpsPending" "$TOP_SRCDIR/README.md" |
+    sed -e 's/^ *//' -e "s|/tmp/state/runs/1/stress.log|$slog|")
+[ -n "$cmd" ] || fail "no significantOpsPending grep in README.md"
+got=$(eval "$cmd" | sort -u | tr '\n' ' ')
+[[ " $got" != *" 999999 "* ]] ||
+    fail "a dir forged a significantOpsPending value: $cmd gave $got"
+grep -q '^dir = ' "$slog" || fail "no dir line in the header"
+log "ok: the header's dir line cannot forge a counter ($got)"
