@@ -30,6 +30,11 @@ done
 assert_num "$n" '>=' 20 "golden files found"
 "$STRESSD" --config "$TOP_SRCDIR/etc/stressd.conf" --check-config >/dev/null ||
     fail "the shipped etc/stressd.conf does not pass --check-config"
+# Shipped with allowed_targets: without it whoever may start runs can make
+# stressd connect to any socket it can reach, tell which exist and see
+# the first line each answers.
+grep -q '^allowed_targets = ' "$TOP_SRCDIR/etc/stressd.conf" ||
+    fail "the shipped etc/stressd.conf leaves allowed_targets unset"
 # the command line wins over the file, and --check-config shows it
 out=$("$STRESSD" --config "$G/full.conf" --socket /tmp/override.sock --check-config)
 grep -q '^socket = /tmp/override.sock$' <<<"$out" ||
