@@ -92,7 +92,7 @@ request_parse(const char *line, size_t len, struct request *req,
 	    !json_object_is_type(id, json_type_string) &&
 	    !json_object_is_type(id, json_type_null)) {
 		set_error(err, PROTO_ERR_BAD_REQUEST, "id",
-		    "id must be a number or a string");
+		    "id must be an integer or a string (or null)");
 		goto fail;
 	}
 	/* json-c clamps an integer past 64 bits to UINT64_MAX or INT64_MIN,

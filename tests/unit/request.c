@@ -257,6 +257,12 @@ test_id_exact(void **state)
 		assert_null(req.id);
 		request_free(&req);
 	}
+	/* 1.5 is a number, but no id: the message says what one is. */
+	assert_non_null(parse("{\"cmd\": \"stats\", \"id\": 1.5}", &req,
+	    &err));
+	assert_string_equal(err.field, "id");
+	assert_non_null(strstr(err.message, "an integer"));
+	request_free(&req);
 	assert_null(parse("{\"cmd\": \"stats\", \"id\": 18446744073709551614}",
 	    &req, &err));
 	assert_string_equal(json_object_to_json_string(req.id),
