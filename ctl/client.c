@@ -245,8 +245,17 @@ client_call_fd(const char *path, const char *line, int pass_fd, double timeout,
 	msg[len + 1] = '\0';
 	if ((pass_fd != -1 ? send_with_fd(fd, msg, len + 1, pass_fd) :
 	    util_send_all(fd, msg, len + 1)) == -1) {
-		st = errno == EAGAIN ? CLIENT_CONNECT_TIMEOUT : CLIENT_IO;
-		snprintf(err, errlen, "%s: send: %s%s", path, strerror(errno),
+		int e = errno;
+
+		/* The daemon may have answered and closed before the request
+		 * went out (a busy refusal): its line is still there. */
+		if ((e == EPIPE || e == ECONNRESET) && read_line(fd, deadline,
+		    timeout, reply, path, err, errlen) == CLIENT_OK) {
+			st = CLIENT_OK;
+			goto out;
+		}
+		st = e == EAGAIN ? CLIENT_CONNECT_TIMEOUT : CLIENT_IO;
+		snprintf(err, errlen, "%s: send: %s%s", path, strerror(e),
 		    st == CLIENT_CONNECT_TIMEOUT ? " (--timeout)" : "");
 		goto out;
 	}
