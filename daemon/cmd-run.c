@@ -53,7 +53,8 @@ update_source(struct control_conn *c, json_object *id,
 		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "update_fd",
 		    "update_fd is set, but no descriptor came with the request "
 		    "(SCM_RIGHTS on its line), or it was not kept: stressd "
-		    "holds at most 4 a client and 32 for all clients");
+		    "holds at most 4 a client and 32 for all clients but "
+		    "root's");
 		return -1;
 	}
 	if (!a->update_fd && a->update_path_given && uid != 0 &&

@@ -517,6 +517,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	if (cred.uid != (uid_t)-1)
 		c->may_change = peer_may_change(fd, &cred);
 	fdqueue_init(&c->fds);
+	c->fds.privileged = cred.uid == 0 || cred.uid == geteuid();
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;

@@ -18,7 +18,8 @@ fdqueue_init(struct fdqueue *q)
 static void
 keep(struct fdqueue *q, int fd, uint64_t at)
 {
-	if (q->n == FDQUEUE_MAX || total >= FDQUEUE_MAX_TOTAL) {
+	if (q->n == FDQUEUE_MAX || (total >= FDQUEUE_MAX_TOTAL &&
+	    !q->privileged)) {
 		close(fd);
 		q->dropped++;
 		return;

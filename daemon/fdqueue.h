@@ -9,6 +9,7 @@
 #ifndef STRESSD_FDQUEUE_H
 #define STRESSD_FDQUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,6 +28,10 @@ struct fdqueue {
 	unsigned	 n;
 	uint64_t	 received;	/* bytes read so far */
 	uint64_t	 dropped;	/* descriptors closed unused */
+	/* Root's or the daemon's uid's connection (set after init): not
+	 * held back by FDQUEUE_MAX_TOTAL, so what others hold cannot refuse
+	 * root's update file. */
+	bool		 privileged;
 };
 
 void	fdqueue_init(struct fdqueue *q);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -189,6 +190,23 @@ test_total(void **state)
 	}
 	assert_int_equal(fdqueue_total(), FDQUEUE_MAX_TOTAL);
 	assert_int_equal(dropped, NQ * FDQUEUE_MAX - FDQUEUE_MAX_TOTAL);
+	/* Root's (and the daemon's uid's) connections are not held back by
+	 * what others hold: root's --update-file always gets through. */
+	{
+		struct fdqueue rq;
+		int rs[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, rs), 0);
+		fdqueue_init(&rq);
+		rq.privileged = true;
+		send_with(rs[1], "z", file, 1);
+		assert_int_equal(recv_all(&rq, rs[0], buf, sizeof(buf), 16), 1);
+		assert_int_equal(rq.n, 1);
+		assert_int_equal(rq.dropped, 0);
+		fdqueue_clear(&rq);
+		close(rs[0]);
+		close(rs[1]);
+	}
 	for (int i = 0; i < NQ; i++) {
 		fdqueue_clear(&q[i]);
 		close(sv[i][0]);
