@@ -156,39 +156,41 @@ static int
 inside(const char (*dirs)[4096], size_t n, const char *dir,
     char real[PATH_MAX], char root[PATH_MAX], char *err, size_t errlen)
 {
-	char why[PATH_MAX + 128], list[1024] = "";
+	char why[PATH_MAX + 128], rwhy[PATH_MAX + 128], list[1024] = "",
+	    lex[PATH_MAX];
+	bool resolved, text_inside = false;
 	size_t len = 0;
 
 	for (size_t i = 0; i < n && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
 		    i ? ", " : "", dirs[i]);
+	/* Resolved now, not at load: the tree may change in between.  Each
+	 * allowed dir is resolved once and compared with dir both as
+	 * resolved and as text (lexical: no look at the file system). */
+	resolved = resolve(dir, real, why, sizeof(why)) == 0;
+	lexical(dir, lex);
+	for (size_t i = 0; i < n; i++) {
+		lexical(dirs[i], root);
+		text_inside = text_inside || path_inside(lex, root);
+		if (resolve(dirs[i], root, rwhy, sizeof(rwhy)) == -1)
+			continue;
+		/* An allowed dir named through a symlink: its own path. */
+		text_inside = text_inside || path_inside(lex, root);
+		if (resolved && path_inside(real, root))
+			return 1;
+	}
 	/* Outside the allowed tree even as text, a refusal quotes only the
 	 * client's path: what realpath found there (an error, a link's
 	 * target) is what the daemon may see, not the client. */
-	lexical(dir, real);
-	for (size_t i = 0; i < n && dir[0] == '/'; i++) {
-		lexical(dirs[i], root);
-		if (path_inside(real, root))
-			break;
-		/* An allowed dir named through a symlink: its own path. */
-		if (resolve(dirs[i], root, why, sizeof(why)) == 0 &&
-		    path_inside(real, root))
-			break;
-		if (i == n - 1) {
-			snprintf(err, errlen, "'%s' is not inside allowed_dirs "
-			    "(%s)", dir, list);
-			return 0;
-		}
+	if (!text_inside && dir[0] == '/') {
+		snprintf(err, errlen, "'%s' is not inside allowed_dirs (%s)",
+		    dir, list);
+		return 0;
 	}
-	if (resolve(dir, real, why, sizeof(why)) == -1) {
+	if (!resolved) {
 		snprintf(err, errlen, "%s (allowed_dirs: %s)", why, list);
 		return 0;
 	}
-	/* Resolved now, not at load: the tree may change in between. */
-	for (size_t i = 0; i < n; i++)
-		if (resolve(dirs[i], root, why, sizeof(why)) == 0 &&
-		    path_inside(real, root))
-			return 1;
 	if (strcmp(real, dir) == 0)
 		snprintf(err, errlen, "'%s' is not inside allowed_dirs (%s)",
 		    dir, list);

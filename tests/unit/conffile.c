@@ -421,6 +421,9 @@ test_dir_allowed(void **state)
 	/* An allowed dir reached through a symlink, or not there yet. */
 	assert_int_equal(allowed("alias", "x/sub", err, sizeof(err)), 1);
 	assert_int_equal(allowed("future", "future/a", err, sizeof(err)), 1);
+	/* A dir named through a symlink outside that leads inside. */
+	assert_int_equal(allowed("x", "alias/sub", err, sizeof(err)), 1);
+	assert_int_equal(allowed("x", "alias/new/deeper", err, sizeof(err)), 1);
 
 	/* A sibling sharing the prefix. */
 	assert_int_equal(allowed("x", "xy", err, sizeof(err)), 0);
