@@ -245,6 +245,21 @@ other_user_setup() {
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
 }
 
+# install_dest: `make install` of the build tree into $D=$T/dest (skip if
+# the build dir has no Makefile); bmake ARGS runs make there, with a make
+# of its own (not the jobserver or flags of the make running us).
+install_dest() {
+	B=$(cd "$(dirname "$STRESSD")/.." && pwd)	# the build directory
+	[ -f "$B/Makefile" ] || skip "no Makefile in $B"
+	D=$T/dest
+	bmake install DESTDIR="$D" >"$T/install.log" 2>&1 ||
+	    fail "make install: $(tail -5 "$T/install.log")"
+}
+bmake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	    make -s --no-print-directory -C "$B" "$@"
+}
+
 # wait_flood OUT: tests/integration/flood.c, started in the background
 # with its output in OUT, has made its connections (30 s at most).
 wait_flood() {

@@ -16,15 +16,7 @@ for tool in systemd-sysusers systemd-tmpfiles setpriv; do
 	command -v "$tool" >/dev/null ||
 	    skip "$tool is not installed (apt-get install systemd util-linux)"
 done
-B=$(cd "$(dirname "$STRESSD")/.." && pwd)	# the build directory
-[ -f "$B/Makefile" ] || skip "no Makefile in $B"
-D=$T/dest
-bmake() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-	    make -s --no-print-directory -C "$B" "$@"
-}
-bmake install DESTDIR="$D" >"$T/install.log" 2>&1 ||
-    fail "make install: $(tail -5 "$T/install.log")"
+install_dest
 # A DESTDIR install touches no user database.
 grep -q 'not running systemd-sysusers' "$T/install.log" ||
     fail "a DESTDIR install did not say it left the user alone: $(cat "$T/install.log")"

@@ -7,16 +7,7 @@
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 
-B=$(cd "$(dirname "$STRESSD")/.." && pwd)	# the build directory
-[ -f "$B/Makefile" ] || skip "no Makefile in $B"
-D=$T/dest
-# A make of its own: not the jobserver or flags of the make running us.
-bmake() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-	    make -s --no-print-directory -C "$B" "$@"
-}
-bmake install DESTDIR="$D" >"$T/install.log" 2>&1 ||
-    fail "make install: $(tail -5 "$T/install.log")"
+install_dest
 unitdir=$(bmake print-unitdir 2>/dev/null)
 sbindir=$(bmake print-sbindir 2>/dev/null)
 [ -n "$unitdir" ] && [ -n "$sbindir" ] || fail "cannot ask make for the install dirs"
