@@ -4,16 +4,16 @@
 # with escape sequences (a copied report.json from elsewhere) shows them
 # as \xNN on a terminal, in reports and in errors; a pipe gets the bytes
 # as they are; watch still moves its own cursor.  The terminal is a pty
-# from script(1) (util-linux, in every Debian).
+# from ptyrun.c (not script(1): CI roots may have no usable /dev/ptmx).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
 esc=$'\033'
+cc -O2 -o "$T/ptyrun" "$TOP_SRCDIR/tests/integration/ptyrun.c" ||
+    fail "cannot build ptyrun"
 # on_tty CMD...: CMD's output as seen on a terminal (stdout and stderr).
 on_tty() {
-	local q
-	q=$(printf '%q ' "$@")
-	timeout -k 5 "$CTL_TIMEOUT" script -qec "$q" /dev/null </dev/null
+	timeout -k 5 "$CTL_TIMEOUT" "$T/ptyrun" "$@" </dev/null
 }
 
 start_run --dir "$T/d" --files 20 --threads 2 --max-updates 400 \
