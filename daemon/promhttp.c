@@ -410,7 +410,10 @@ listen_on(const char *addr, struct sockaddr_storage *ss, socklen_t sslen,
 		snprintf(err, errlen, "bind %s: %s", addr, strerror(errno));
 		goto fail;
 	}
-	if (listen(fd, 64) == -1) {
+	/* A long backlog costs the kernel, not us: with a short one, a
+	 * flood's handshakes overflow it and their ACKs are dropped, so a
+	 * scraper's connection is accepted only at a late retry. */
+	if (listen(fd, SOMAXCONN) == -1) {
 		snprintf(err, errlen, "listen %s: %s", addr, strerror(errno));
 		goto fail;
 	}

@@ -2,12 +2,17 @@
  * flood: hold many connections to a stressd socket, for the flood tests.
  *
  *	flood (-u PATH | -t PORT) -n N [-p PREFIX] [-d] [-o] [-s SECONDS]
+ *	    [-w SECONDS]
  *
  * Opens N connections (Unix socket PATH, or 127.0.0.1:PORT), sends PREFIX
  * once on each (if given), then holds them for SECONDS (default 10),
  * sending one byte ('x') a second on each with -d (a slowloris).  With -o
  * a connect the backlog holds back is not retried (it counts as failed),
- * so the flood can fill a stopped daemon's backlog quickly.  Prints
+ * so the flood can fill a stopped daemon's backlog quickly.  With -w, after
+ * the hold it stops sending and waits up to that long more for the peer to
+ * close what is still open (a connection whose handshake the kernel
+ * finished only at a late retry is accepted late, and its deadline counts
+ * from there).  Prints
  * "connected C failed F" once the connects are done, then at the end
  * "open O closed K answered A" (closed: the peer closed it; answered: it
  * sent something) and "first: LINE", the first line any connection got.
@@ -83,10 +88,10 @@ main(int argc, char **argv)
 	struct pollfd *pf;
 	const char *prefix = NULL;
 	char first[512] = "", buf[4096];
-	double hold = 10, end, next_drib;
+	double hold = 10, linger = 0, end, next_drib;
 	int n = 0, drib = 0, once = 0, ch, nconn = 0, nfail = 0, left;
 
-	while ((ch = getopt(argc, argv, "u:t:n:p:dos:")) != -1) {
+	while ((ch = getopt(argc, argv, "u:t:n:p:dos:w:")) != -1) {
 		switch (ch) {
 		case 'u': upath = optarg; break;
 		case 't': port = atoi(optarg); break;
@@ -95,6 +100,7 @@ main(int argc, char **argv)
 		case 'd': drib = 1; break;
 		case 'o': once = 1; break;
 		case 's': hold = atof(optarg); break;
+		case 'w': linger = atof(optarg); break;
 		default:
 			fprintf(stderr, "usage: flood (-u PATH | -t PORT) -n N "
 			    "[-p PREFIX] [-d] [-o] [-s SECONDS]\n");
@@ -145,7 +151,7 @@ main(int argc, char **argv)
 
 	end = now() + hold;
 	next_drib = now() + 1;
-	while (now() < end) {
+	while (now() < end + linger) {
 		int np = 0;
 
 		for (int i = 0; i < n; i++)
@@ -155,6 +161,8 @@ main(int argc, char **argv)
 				pf[np].revents = 0;
 				np++;
 			}
+		if (np == 0 && now() >= end)
+			break;	/* lingering: all closed */
 		if (poll(pf, (nfds_t)np, 100) > 0) {
 			for (int i = 0, j = 0; i < n && j < np; i++) {
 				ssize_t r;
@@ -178,7 +186,7 @@ main(int argc, char **argv)
 				}
 			}
 		}
-		if (drib && now() >= next_drib) {
+		if (drib && now() < end && now() >= next_drib) {
 			for (int i = 0; i < n; i++)
 				if (cs[i].state == 1)
 					(void)send(cs[i].fd, "x", 1,
