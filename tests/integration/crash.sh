@@ -68,6 +68,8 @@ build_shim
 # Creates of the next run take 20 ms each: a creating phase of seconds.
 LD_PRELOAD=$PRELOAD STRESSD_TEST_SLOW_CREATE_US=20000 start_daemon
 check_recovered 1 running "$disk1" "$FILES"
+assert_eq "$(jget "$(rec 1)" recount.creates_on_disk)" "$FILES" \
+    "run 1: recount.creates_on_disk"
 log "recovered run 1: $(jget "$(rec 1)" recount.seconds) s for $FILES files"
 out=$(ctl runs)
 grep -qE '^ *1 .* interrupted ' <<<"$out" || fail "runs: run 1: $out"
@@ -79,7 +81,7 @@ assert_contains "$out" "$disk1 updates on disk" "report 1: the recount"
 # ---- 2. kill -9 while creating: the same dir with 500 files (300 reused)
 FILES=500
 start_run --dir "$D" --files "$FILES" --threads 2 --write-threads 1 \
-    --max-updates 100000 --update-time 60 --queue-creates false \
+    --max-updates 100000 --update-time 60 --queue-creates=false \
     --rra "$RRA" >/dev/null
 wait_for_stats '.state == "creating" and .creates_completed >= 20' 60 >/dev/null
 sleep 1
@@ -95,6 +97,8 @@ start_metrics_daemon
 check_recovered 2 creating "$disk2" "$present"
 assert_eq "$(jget "$(rec 2)" recount.files_missing)" $((FILES - present)) \
     "run 2: recount.files_missing"
+assert_eq "$(jget "$(rec 2)" recount.creates_on_disk)" $((present - 300)) \
+    "run 2: recount.creates_on_disk"
 log "kill -9 while creating: $present of $FILES files, $disk2 updates"
 
 # Run 1 is recovered once only.
