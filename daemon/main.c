@@ -442,7 +442,7 @@ main(int argc, char *argv[])
 		fatalx("cannot listen on %s", cfg->socket);
 	/* Once the socket is ours (no other stressd serves this state) and
 	 * before the loop serves it: runs a crash left active. */
-	recover_runs(cfg->state_dir, cfg);
+	recover_runs(cfg->state_dir, cfg, RECOVER_BUDGET_S);
 	start_metrics();
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);

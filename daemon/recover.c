@@ -27,6 +27,9 @@ static struct {
 	char		 fs_type[256];
 } last;
 
+/* recover_runs' budget_s, for the messages. */
+static double budget;
+
 /* What a recount found, in files (and the sum of their rrd_last). */
 struct tally {
 	uint64_t	 read, missing, refused, unreadable;
@@ -154,7 +157,7 @@ tally_files(struct tally *t, const struct stress_params *p,
 		if (util_now() > deadline) {
 			snprintf(skip, len, "the recount budget of %.0f s at "
 			    "start ran out after %u of %llu files",
-			    RECOVER_BUDGET_S, n, (unsigned long long)p->files);
+			    budget, n, (unsigned long long)p->files);
 			close(dirfd);
 			return NULL;
 		}
@@ -212,7 +215,7 @@ recount(json_object *rep, const struct policy_dirs *allowed, double deadline,
 		    "and may still hold values", p.target);
 	else if (util_now() > deadline)
 		snprintf(skip, len, "the recount budget of %.0f s at start "
-		    "was spent on earlier runs", RECOVER_BUDGET_S);
+		    "was spent on earlier runs", budget);
 	else
 		done = tally_files(&t, &p, allowed, deadline, skip, len);
 	if (done != NULL) {
@@ -343,15 +346,16 @@ recover_one(const char *state_dir, unsigned id, json_object *rep,
 }
 
 unsigned
-recover_runs(const char *state_dir, const struct config *cfg)
+recover_runs(const char *state_dir, const struct config *cfg, double budget_s)
 {
 	static const char *const active[] = { "creating", "running",
 	    "draining" };
 	struct policy_dirs *allowed = policy_dirs_copy(cfg);
-	double deadline = util_now() + RECOVER_BUDGET_S;
+	double deadline = util_now() + budget_s;
 	unsigned *ids, nrec = 0;
 	size_t n;
 
+	budget = budget_s;
 	if ((ids = runrecords_list(state_dir, &n)) == NULL || allowed == NULL)
 		goto out;
 	for (size_t i = 0; i < n; i++) {

@@ -13,14 +13,16 @@
 
 struct config;
 
-/* Every recount of one start together takes at most this long; a run
- * past it is recorded as not recounted, saying so. */
+/* Every recount of one start together takes at most this long (the
+ * daemon's budget; systemd waits 90 s for READY by default): a run past
+ * it is recorded as not recounted, saying so. */
 #define RECOVER_BUDGET_S	30.0
 
-/* Recover the runs under STATE/runs; cfg's allowed_dirs (NULL: none)
- * confine the reads of the runs' files as they confine runs.  The number
- * of runs marked interrupted. */
-unsigned recover_runs(const char *state_dir, const struct config *cfg);
+/* Recover the runs under STATE/runs, recounting for budget_s seconds at
+ * most; cfg's allowed_dirs (NULL: none) confine the reads of the runs'
+ * files as they confine runs.  The number of runs marked interrupted. */
+unsigned recover_runs(const char *state_dir, const struct config *cfg,
+	    double budget_s);
 /* The last run, when it is one this start marked interrupted: its id,
  * dir and filesystem type ("" unknown), for /metrics. */
 bool	recover_last(unsigned *id, const char **dir, const char **fs_type);
