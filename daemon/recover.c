@@ -1,7 +1,6 @@
 /* The runs a previous stressd left active; see recover.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,25 +76,43 @@ int_at(json_object *o, const char *a, const char *b)
 	return json_object_get_int64(v);
 }
 
-/* Is pid a stressd other than us, still there?  Then the run is live
- * (another stressd on the same state directory) and not ours to touch. */
+/* Is pid a stressd other than us, and no zombie? */
+static bool
+stressd_there(int64_t pid)
+{
+	char path[64], buf[512], *open_, *close_;
+	size_t n;
+	FILE *fp;
+
+	if (pid <= 0 || pid == (int64_t)getpid() || pid > INT32_MAX)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* "pid (comm) state ...": comm may hold blanks and parentheses. */
+	if ((open_ = strchr(buf, '(')) == NULL ||
+	    (close_ = strrchr(buf, ')')) == NULL || close_[1] != ' ')
+		return false;
+	*close_ = '\0';
+	return strcmp(open_ + 1, "stressd") == 0 && close_[2] != 'Z' &&
+	    close_[2] != 'X';
+}
+
+/* Is the run's stressd still there?  Then the run may be live (another
+ * stressd on the same state directory) and is not ours to touch.  One
+ * just killed may take a moment to go: it gets 2 s. */
 static bool
 stressd_alive(int64_t pid)
 {
-	char path[64], comm[32] = "";
-	FILE *fp;
-
-	if (pid <= 0 || pid == (int64_t)getpid() || pid > INT32_MAX ||
-	    (kill((pid_t)pid, 0) == -1 && errno != EPERM))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%lld/comm", (long long)pid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return false;
-	if (fgets(comm, sizeof(comm), fp) == NULL)
-		comm[0] = '\0';
-	fclose(fp);
-	comm[strcspn(comm, "\n")] = '\0';
-	return strcmp(comm, "stressd") == 0;
+	for (int i = 0; i < 20; i++) {
+		if (!stressd_there(pid))
+			return false;
+		usleep(100000);
+	}
+	return true;
 }
 
 /* One file's rrd_last into t, reached beneath dirfd as a run reaches it
