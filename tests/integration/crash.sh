@@ -62,7 +62,12 @@ ckpt=$(jnum "$r" counters.updates_completed)
 assert_num "$ckpt" '>' 0 "checkpoint: updates_completed"
 disk1=$(rrd_sum "$(rrd_scan -m "$D" "$FILES")")
 assert_num "$ckpt" '<=' "$disk1" "checkpoint vs updates on disk"
-log "kill -9 mid-run: $disk1 updates on disk, checkpoint $ckpt (${age}s old)"
+# stress.log's blocks were flushed as written: one per 20,000 completed
+# (the last may have landed without its block).
+marks=$(stresslog_marks "$STATE/runs/1/stress.log" 20000)
+assert_num "$marks" '>=' "$((disk1 / 20000 - 1))" "stress.log blocks at the kill"
+assert_num "$marks" '<=' "$((disk1 / 20000))" "stress.log blocks at the kill"
+log "kill -9 mid-run: $disk1 updates on disk, checkpoint $ckpt (${age}s old), $marks stress.log blocks"
 
 build_shim
 # Creates of the next run take 20 ms each: a creating phase of seconds.
