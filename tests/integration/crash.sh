@@ -120,4 +120,4 @@ grep -q '^stressd_run_info{run_id="2",state="interrupted",' <<<"$body" ||
 out=$(start_run --dir "$T/next" --files 10 --max-updates 100 --update-time 0 \
     --rra "$RRA")
 assert_eq "$(jget "$out" run_id)" 3 "the next run's id"
-assert_eq "$(jget "$(wait_run)" state)" done "the next run"
+assert_eq "$(jget "$(wait_run)" state)" "done" "the next run"
