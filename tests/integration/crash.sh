@@ -98,6 +98,7 @@ present=$(awk '$3 != "-"' <<<"$scan" | wc -l)
 # Landed in run 2: what is on disk now less what run 1 left.
 disk2=$(($(rrd_sum "$scan") - disk1))
 assert_num "$present" '<' "$FILES" "creating was cut short"
+# shellcheck disable=SC2119
 start_metrics_daemon
 check_recovered 2 creating "$disk2" "$present"
 assert_eq "$(jget "$(rec 2)" recount.files_missing)" $((FILES - present)) \
