@@ -24,6 +24,8 @@ const struct compare_row cmd_compare_rows[] = {
 	{ "state", "state", NULL },
 	{ "files", "params.files", NULL },
 	{ "updates completed", "counters.updates_completed", NULL },
+	/* Only where some run was interrupted. */
+	{ "updates on disk (recounted)", "recount.updates_on_disk", NULL },
 	{ "updates/s (since first update)",
 	  "throughput.updates_per_s_since_first_update", "%.1f" },
 	{ "updates/s (all time)", "throughput.updates_per_s_all_time", "%.1f" },

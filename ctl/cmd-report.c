@@ -348,6 +348,7 @@ report_text(json_object *rep)
 	free(c);
 	free(d);
 	free(e);
+	records_print_recount(rep, 2);
 	if (jpath_num(rep, "counters.update_calls", &v)) {
 		a = jpath_text(rep, "counters.update_calls", NULL);
 		printf("  %s rrd_update calls\n", a);

@@ -48,13 +48,35 @@ bool
 records_state_ended(const char *state)
 {
 	static const char *const ended[] = {
-		"done", "stopped", "failed", "idle", NULL
+		"done", "stopped", "failed", "interrupted", "idle", NULL
 	};
 
 	for (size_t i = 0; state != NULL && ended[i] != NULL; i++)
 		if (strcmp(state, ended[i]) == 0)
 			return true;
 	return false;
+}
+
+void
+records_print_recount(json_object *rep, int indent)
+{
+	const char *skipped = jpath_str(rep, "recount.skipped");
+	double n, files, s;
+
+	if (jpath(rep, "recount") == NULL)
+		return;
+	if (skipped != NULL || !jpath_num(rep, "recount.updates_on_disk", &n)) {
+		printf("%*supdates on disk not recounted: %s\n", indent, "",
+		    skipped != NULL ? skipped : "no figure");
+		return;
+	}
+	if (!jpath_num(rep, "recount.files_read", &files))
+		files = 0;
+	if (!jpath_num(rep, "recount.seconds", &s))
+		s = 0;
+	printf("%*s%.0f updates on disk, recounted after the run was "
+	    "interrupted (%.0f files read in %.3f s)\n", indent, "", n, files,
+	    s);
 }
 
 /* ---------------------------------------------------------------- loading */

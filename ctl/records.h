@@ -72,8 +72,13 @@ json_object	*records_load(const struct records_ctx *ctx, const char *run,
 char		*records_file(const char *run, json_object *rep,
 		    const char *key, const char *name);
 
-/* Whether a run in state has ended (done, stopped, failed; idle: none). */
+/* Whether a run in state has ended (done, stopped, failed, interrupted;
+ * idle: none). */
 bool	 records_state_ended(const char *state);
+
+/* An interrupted run's recount (report.json's "recount"), one line at
+ * indent; nothing for another run. */
+void	 records_print_recount(json_object *rep, int indent);
 
 /* "value: count" lines of a histogram (report.json's [{value, [upper,]
  * count}]) with a bar of '#' proportional to the count. */

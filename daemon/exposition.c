@@ -9,6 +9,7 @@
 #include "lifecycle.h"
 #include "prom.h"
 #include "queue.h"
+#include "recover.h"
 #include "rrdcc.h"
 #include "rrdfile.h"
 #include "run.h"
@@ -27,17 +28,24 @@ exposition_render(struct evbuffer *out, void *arg)
 	uint64_t kinds[RRDFILE_NKINDS] = { 0 };
 	struct rrdcc_stats rst;
 	struct run *r = lifecycle_run();
+	const char *rdir, *rfs;
+	unsigned rid;
 
 	(void)arg;
 	memset(&c, 0, sizeof(c));
-	if (r != NULL) {
-		run_counters(r, &c);
-		prom_label_escape(dir, sizeof(dir), run_target_dir(r));
-		prom_label_escape(fs, sizeof(fs), run_fs_type(r));
-		snprintf(id, sizeof(id), "%u", run_id(r));
+	/* No run yet in this process: the last one may be a run a crash
+	 * left, which this start marked interrupted (no counters of it). */
+	if (r != NULL || recover_last(&rid, &rdir, &rfs)) {
+		if (r != NULL)
+			run_counters(r, &c);
+		prom_label_escape(dir, sizeof(dir), r != NULL ?
+		    run_target_dir(r) : rdir);
+		prom_label_escape(fs, sizeof(fs), r != NULL ? run_fs_type(r) :
+		    rfs);
+		snprintf(id, sizeof(id), "%u", r != NULL ? run_id(r) : rid);
 		snprintf(labels, sizeof(labels), "run_id=\"%s\",state=\"%s\","
-		    "dir=\"%s\",fs_type=\"%s\"", id,
-		    run_state_name(run_state(r)), dir, fs);
+		    "dir=\"%s\",fs_type=\"%s\"", id, r != NULL ?
+		    run_state_name(run_state(r)) : "interrupted", dir, fs);
 		prom_header(out, "stressd_run_info", "gauge",
 		    "the current or last run; its labels name it");
 		prom_sample(out, "stressd_run_info", labels, 1);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "prom.h"
 #include "proto.h"
+#include "recover.h"
 #include "rrdfile.h"
 #include "util.h"
 
@@ -439,6 +440,9 @@ main(int argc, char *argv[])
 	if (control_init(base, cfg->socket, cfg->socket_mode,
 	    cfg->socket_group, cmd_dispatch) == -1)
 		fatalx("cannot listen on %s", cfg->socket);
+	/* Once the socket is ours (no other stressd serves this state) and
+	 * before the loop serves it: runs a crash left active. */
+	recover_runs(cfg->state_dir, cfg, RECOVER_BUDGET_S);
 	start_metrics();
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);

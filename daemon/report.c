@@ -209,6 +209,22 @@ generators_json(const struct report_input *in)
 }
 
 json_object *
+report_baseline_json(const struct report_baseline *b)
+{
+	json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "files_reused",
+	    json_object_new_int64((int64_t)b->files_reused));
+	json_object_object_add(x, "files_missing",
+	    json_object_new_int64((int64_t)b->files_missing));
+	json_object_object_add(x, "files_refused",
+	    json_object_new_int64((int64_t)b->files_refused));
+	json_object_object_add(x, "last_update_sum",
+	    json_object_new_int64(b->last_update_sum));
+	return x;
+}
+
+json_object *
 report_json(const struct report_input *in)
 {
 	const struct queue_counters *c = in->c;
@@ -225,6 +241,9 @@ report_json(const struct report_input *in)
 	    json_object_new_string(in->reason) : NULL);
 	json_object_object_add(o, "stressd_version",
 	    json_object_new_string(PACKAGE_VERSION));
+	/* Whose run it is: a later stressd tells a crash from a live run. */
+	json_object_object_add(o, "stressd_pid",
+	    json_object_new_int64((int64_t)getpid()));
 	json_object_object_add(o, "librrd_version",
 	    json_object_new_string(rrdfile_librrd_version()));
 	json_object_object_add(o, "host", host_json());
@@ -279,6 +298,9 @@ report_json(const struct report_input *in)
 	json_object_object_add(o, "errors", errors_json(in));
 	if (in->rrdc_start != NULL)
 		json_object_object_add(o, "rrdcached", rrdcached_json(in));
+	if (in->baseline != NULL)
+		json_object_object_add(o, "baseline",
+		    report_baseline_json(in->baseline));
 	if (in->run_dir != NULL)
 		json_object_object_add(o, "files", files_json(in->run_dir));
 	return o;
@@ -312,19 +334,26 @@ write_atomic(const char *path, const char *text, size_t len)
 }
 
 int
+report_write_json(const char *path, json_object *j)
+{
+	size_t len;
+	const char *text = json_object_to_json_string_length(j,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+
+	return write_atomic(path, text, len);
+}
+
+int
 report_write(const char *run_dir, const struct report_input *in, char *err,
     size_t errlen)
 {
 	char path[4300], tmp[4400];
 	json_object *j = report_json(in);
-	size_t len;
-	const char *text = json_object_to_json_string_length(j,
-	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-	    JSON_C_TO_STRING_NOSLASHESCAPE, &len);
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/report.json", run_dir);
-	if (write_atomic(path, text, len) == -1) {
+	if (report_write_json(path, j) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		rc = -1;
 	}

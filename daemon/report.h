@@ -24,6 +24,18 @@
 #define REPORT_SCHEMA		1
 #define REPORT_REFRESH_S	10.0
 
+/*
+ * The run's files as setup found them, for a recount after a crash
+ * (recover.c): updates landed = (sum of rrd_last over the files found then
+ * - last_update_sum - (files found - files_reused) * start) / step.
+ */
+struct report_baseline {
+	uint64_t	files_reused;	/* existing files, same layout */
+	uint64_t	files_missing;	/* to be created, at start */
+	uint64_t	files_refused;	/* not regular files: never written */
+	int64_t		last_update_sum;	/* of the reused files */
+};
+
 struct report_input {
 	unsigned			 id;
 	const char			*state;
@@ -49,13 +61,19 @@ struct report_input {
 	const struct rrdcc_stats	*rrdc_start, *rrdc_latest;
 	double				 rrdc_flush_s;
 	bool				 rrdc_restarted;	/* counters went back */
+	const struct report_baseline	*baseline;	/* NULL: not known */
 };
 
 json_object	*report_json(const struct report_input *in);
+/* A baseline as report.json's "baseline". */
+json_object	*report_baseline_json(const struct report_baseline *b);
 /* rrdcached's STATS by its own names. */
 json_object	*report_rrdcached_json(const struct rrdcc_stats *st);
 /* t as an ISO 8601 UTC string, or JSON null for 0 (not yet). */
 json_object	*report_time_json(time_t t);
+/* j, pretty, to path through a temporary file and a rename; 0, or -1
+ * with errno. */
+int		 report_write_json(const char *path, json_object *j);
 /* report.json and samples.csv into run_dir; 0, or -1 with err. */
 int		 report_write(const char *run_dir, const struct report_input *in,
 		    char *err, size_t errlen);

@@ -429,6 +429,17 @@ rrdfile_layout(const char *path, char *out, size_t outlen, time_t *last,
 	return 0;
 }
 
+int
+rrdfile_last(const char *path, time_t *last, char *err, size_t errlen)
+{
+	rrd_clear_error();
+	if ((*last = rrd_last_r(path)) == (time_t)-1) {
+		rrdfile_error(path, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
 const char *
 rrdfile_librrd_version(void)
 {

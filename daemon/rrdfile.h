@@ -57,6 +57,10 @@ void	rrdfile_printable(char *s);
  * its last update time.  0, or -1 with librrd's message in err. */
 int	rrdfile_layout(const char *path, char *out, size_t outlen,
 	    time_t *last, char *err, size_t errlen);
+/* A file's last update time (rrd_last_r): 0, or -1 with librrd's
+ * message in err. */
+int	rrdfile_last(const char *path, time_t *last, char *err,
+	    size_t errlen);
 /* librrd's last error of this thread, naming path, into err; cleared. */
 void	rrdfile_error(const char *path, char *err, size_t errlen);
 /* The same for a failed rrd_update_r of path, classified: saved_errno is

@@ -18,6 +18,7 @@
 #include "mountinfo.h"
 #include "proto.h"
 #include "queue.h"
+#include "report.h"
 #include "rrdcc.h"
 #include "rrdfile.h"
 #include "run.h"
@@ -95,6 +96,7 @@ struct run {
 	double			*replay;
 	size_t			 nreplay;
 	uint64_t		 missing;	/* files to create */
+	struct report_baseline	 base;		/* the files at start */
 
 	double			 start_mono, end_mono;
 	time_t			 start_wall, end_wall;

@@ -172,8 +172,12 @@ found:
 			    "data sources or RRAs) than this run asks for; "
 			    "remove it or use another dir", path);
 		queue_file_init(r->q, n, (int64_t)last, true);
+		r->base.last_update_sum += (int64_t)last;
 		reused++;
 	}
+	r->base.files_reused = reused;
+	r->base.files_missing = r->missing;
+	r->base.files_refused = refused;
 	if (reused > 0)
 		log_info("run %u: reusing %llu existing files", r->id,
 		    (unsigned long long)reused);

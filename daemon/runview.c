@@ -71,6 +71,7 @@ report_input_of(struct run *r, struct report_input *in,
 		in->rrdc_restarted = r->cc.restarted;
 	}
 	in->rrdc_flush_s = r->cc.flush_s;
+	in->baseline = &r->base;
 }
 
 /* report.json and samples.csv in the run's directory. */

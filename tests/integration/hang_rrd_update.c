@@ -4,14 +4,18 @@
  * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
  * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
  * run's directory: the directory is matched on what N names.
+ * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (crash.sh: a
+ * creating phase long enough to be killed in).
  * Built by the test with cc -shared. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int	rrd_update_r(const char *, const char *, int, const char **);
+int	rrd_create_r(const char *, unsigned long, time_t, int, const char **);
 
 int
 rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
@@ -35,4 +39,19 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 	if (slow != NULL && *slow != '\0')
 		usleep((useconds_t)strtoul(slow, NULL, 10));
 	return real(file, tmpl, argc, argv);
+}
+
+int
+rrd_create_r(const char *file, unsigned long step, time_t last, int argc,
+    const char **argv)
+{
+	static int (*real)(const char *, unsigned long, time_t, int,
+	    const char **);
+	const char *slow = getenv("STRESSD_TEST_SLOW_CREATE_US");
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "rrd_create_r");
+	if (slow != NULL && *slow != '\0')
+		usleep((useconds_t)strtoul(slow, NULL, 10));
+	return real(file, step, last, argc, argv);
 }
