@@ -130,8 +130,9 @@ assert_eq "$(jget "$rep" target.mount_source)" stressd-root \
 assert_eq "$(jget "$rep" target.mount_point)" null \
     "chroot + same device: mount_point"
 
-# A directory on the bind of $T: its mount line is visible.
+# A directory on the bind of $T: its mount line is visible (outside the
+# chroot it is reached through that bind at $R$T).
 rep=$(run_in "$T/rrd3")
-check_target "$rep" "$T/rrd3" "$DPID"
+check_target "$rep" "$R$T/rrd3" "$DPID"
 assert_eq "$(jget "$rep" target.seen_at)" "$T" "chroot, bound \$T: seen_at"
 log "ok: chroot: same device by its other mount, \$T by its bind"
