@@ -1,24 +1,41 @@
-/* Which mount a path is on; see mountinfo.h and proc(5) for the format. */
+/* Which filesystem a path is on; see mountinfo.h and proc(5) for the
+ * table's format. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fsmagic.h"
 #include "mountinfo.h"
 
 #define MOUNTINFO_PATH	"/proc/self/mountinfo"
 #define READ_CHUNK	16384
+#define PATH_BUF	4096	/* the size of struct mountinfo's paths */
 
-/* The fields of one entry as they stand in the table (still escaped). */
+/* One line of the table, its strings still escaped. */
 struct entry {
+	long		 id;
+	unsigned	 major, minor;	/* of the superblock */
+	const char	*root;		/* what of the filesystem the mount shows */
 	const char	*mount_point;
 	const char	*mount_options;
 	const char	*fs_type;
 	const char	*mount_source;
 	const char	*super_options;
+};
+
+/* The table cut into its usable lines. */
+struct table {
+	char		*copy;		/* the text, cut in place */
+	struct entry	*e;
+	size_t		 n;
 };
 
 /* ------------------------------------------------------------ parsing */
@@ -93,23 +110,39 @@ unescape(const char *s, char *out, size_t outlen)
 	return true;
 }
 
-/* Split one line (NUL-terminated, newline removed) into e, decoding the
- * mount point into mp.  False for a line that is not a mount entry. */
+/* A mount point decoded into out (PATH_BUF bytes), trailing slashes
+ * dropped: the kernel prints none, but a hand-written "/var/" is "/var".
+ * False when it does not fit (then it cannot hold a resolved path, which
+ * realpath keeps under PATH_MAX) or is not absolute. */
 static bool
-parse_line(char *line, struct entry *e, char *mp, size_t mplen)
+decode_point(const char *raw, char *out)
 {
-	char *p = line, *id, *parent, *devno, *root, *f;
 	size_t len;
+
+	if (!unescape(raw, out, PATH_BUF) || out[0] != '/')
+		return false;
+	len = strlen(out);
+	while (len > 1 && out[len - 1] == '/')
+		out[--len] = '\0';
+	return true;
+}
+
+/* Split one line (NUL-terminated, newline removed) into e.  False for a
+ * line that is not a mount entry. */
+static bool
+parse_line(char *line, struct entry *e)
+{
+	char *p = line, *id, *parent, *devno, *f, mp[PATH_BUF];
 
 	id = next_field(&p);
 	parent = next_field(&p);
 	devno = next_field(&p);
-	root = next_field(&p);
+	e->root = next_field(&p);
 	e->mount_point = next_field(&p);
 	e->mount_options = next_field(&p);
 	/* A short line leaves the later fields NULL, the earlier ones not. */
 	if (e->mount_options == NULL || !is_number(id) || !is_number(parent) ||
-	    !is_devno(devno) || *root == '\0' || *e->mount_options == '\0')
+	    !is_devno(devno) || *e->root == '\0' || *e->mount_options == '\0')
 		return false;
 	/* Optional fields (shared:N master:N ...), as many as there are, up
 	 * to the lone "-". */
@@ -120,17 +153,46 @@ parse_line(char *line, struct entry *e, char *mp, size_t mplen)
 	e->fs_type = next_field(&p);
 	e->mount_source = next_field(&p);
 	e->super_options = next_field(&p);
-	if (e->super_options == NULL || *e->fs_type == '\0')
+	if (e->super_options == NULL || *e->fs_type == '\0' ||
+	    !decode_point(e->mount_point, mp))
 		return false;
-	/* A mount point too long for mp cannot prefix a resolved path, which
-	 * realpath keeps under PATH_MAX. */
-	if (!unescape(e->mount_point, mp, mplen) || mp[0] != '/')
-		return false;
-	/* The kernel prints none, but a hand-written "/var/" is "/var". */
-	len = strlen(mp);
-	while (len > 1 && mp[len - 1] == '/')
-		mp[--len] = '\0';
+	e->id = strtol(id, NULL, 10);
+	e->major = (unsigned)strtoul(devno, &f, 10);
+	e->minor = (unsigned)strtoul(f + 1, NULL, 10);
 	return true;
+}
+
+/* The usable lines of text into t; -1 when out of memory. */
+static int
+table_parse(const char *text, struct table *t)
+{
+	char *line, *next;
+	size_t cap = 1;
+
+	for (const char *c = text; *c != '\0'; c++)
+		cap += *c == '\n';
+	t->n = 0;
+	t->copy = strdup(text);
+	t->e = calloc(cap, sizeof(*t->e));
+	if (t->copy == NULL || t->e == NULL) {
+		free(t->copy);
+		free(t->e);
+		return -1;
+	}
+	for (line = t->copy; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (parse_line(line, &t->e[t->n]))
+			t->n++;
+	}
+	return 0;
+}
+
+static void
+table_free(struct table *t)
+{
+	free(t->copy);
+	free(t->e);
 }
 
 /* Whether mount point mp holds path, on a path-component boundary:
@@ -178,80 +240,210 @@ copy_options(const char *raw, char *out, size_t outlen)
 	return true;
 }
 
+/* ------------------------------------------------------------ choosing */
+
 static bool
-fill(const struct entry *e, const char *mp, struct mountinfo *mi)
+same_dev(const struct entry *e, unsigned major, unsigned minor)
 {
+	return e->major == major && e->minor == minor;
+}
+
+/* The line of the mount the directory is reached through: by mount ID
+ * when the kernel gave it (none when that line is not visible); else the
+ * longest mount point holding the path (of the directory's device, when
+ * known), the last of stacked mounts on one point. */
+static const struct entry *
+find_own(const struct table *t, const char *path,
+    const struct mountinfo_dir *d)
+{
+	const struct entry *best = NULL;
+	char mp[PATH_BUF];
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
+
+		if (d != NULL && d->mnt_id >= 0) {
+			if (e->id == d->mnt_id)
+				best = e;
+			continue;
+		}
+		if (d != NULL && d->have_dev &&
+		    !same_dev(e, d->dev_major, d->dev_minor))
+			continue;
+		decode_point(e->mount_point, mp);
+		/* >=: two different mount points of one length cannot both
+		 * prefix the path, so equal length means the same point. */
+		if (holds(mp, path) && strlen(mp) >= best_len) {
+			best = e;
+			best_len = strlen(mp);
+		}
+	}
+	return best;
+}
+
+/* Where the filesystem of dev is mounted: of its lines the one whose root
+ * is the shortest directory holding place (the root own shows; "/" when
+ * own is not known), own itself among equals, else the first.  Under a
+ * bind that is the mount the bind was taken from, when visible. */
+static const struct entry *
+find_whole(const struct table *t, const struct entry *dev,
+    const struct entry *own)
+{
+	const struct entry *best = NULL;
+	char place[PATH_BUF] = "/", root[PATH_BUF];
+	size_t best_len = 0;
+
+	if (own != NULL && !unescape(own->root, place, sizeof(place)))
+		return own;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
+		size_t len;
+
+		if (!same_dev(e, dev->major, dev->minor) ||
+		    !unescape(e->root, root, sizeof(root)) ||
+		    !holds(root, place))
+			continue;
+		len = strlen(root);
+		if (best == NULL || len < best_len ||
+		    (len == best_len && e == own)) {
+			best = e;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+/* statvfs's flags as mount options, in the order the kernel prints them. */
+static void
+flag_options(unsigned long flags, char *out, size_t len)
+{
+	static const struct { unsigned long flag; const char *name; } f[] = {
+		{ ST_NOSUID, "nosuid" }, { ST_NODEV, "nodev" },
+		{ ST_NOEXEC, "noexec" }, { ST_SYNCHRONOUS, "sync" },
+		{ ST_MANDLOCK, "mand" }, { ST_NOATIME, "noatime" },
+		{ ST_NODIRATIME, "nodiratime" }, { ST_RELATIME, "relatime" },
+	};
+	size_t used;
+
+	used = (size_t)snprintf(out, len, "%s", flags & ST_RDONLY ? "ro" : "rw");
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && used < len; i++)
+		if (flags & f[i].flag)
+			used += (size_t)snprintf(out + used, len - used, ",%s",
+			    f[i].name);
+}
+
+/* mi from the lines chosen; false when a field does not fit. */
+static bool
+fill(struct mountinfo *mi, const struct entry *dev, const struct entry *own,
+    const struct entry *whole, const struct mountinfo_dir *d)
+{
+	mi->from = own != NULL ? MOUNTINFO_FROM_MOUNT : MOUNTINFO_FROM_DEVICE;
+	if (!unescape(dev->fs_type, mi->fs_type, sizeof(mi->fs_type)) ||
+	    !unescape(dev->mount_source, mi->mount_source,
+	    sizeof(mi->mount_source)) ||
+	    !copy_options(dev->super_options, mi->super_options,
+	    sizeof(mi->super_options)) ||
+	    (whole != NULL && !decode_point(whole->mount_point,
+	    mi->mount_point)))
+		return false;
+	if (own == NULL) {
+		/* The directory's own mount is not visible: its per-mount
+		 * options are statfs's flags. */
+		flag_options(d->flags, mi->mount_options,
+		    sizeof(mi->mount_options));
+		return true;
+	}
+	return decode_point(own->mount_point, mi->seen_at) &&
+	    unescape(own->root, mi->bind_root, sizeof(mi->bind_root)) &&
+	    copy_options(own->mount_options, mi->mount_options,
+	    sizeof(mi->mount_options));
+}
+
+/* Facts from statfs alone. */
+static void
+fill_statfs(struct mountinfo *mi, const struct mountinfo_dir *d)
+{
+	const char *name = fsmagic_name(d->fs_magic);
+
 	memset(mi, 0, sizeof(*mi));
-	memcpy(mi->mount_point, mp, strlen(mp) + 1);
-	return unescape(e->fs_type, mi->fs_type, sizeof(mi->fs_type)) &&
-	    unescape(e->mount_source, mi->mount_source,
-	    sizeof(mi->mount_source)) &&
-	    copy_options(e->mount_options, mi->mount_options,
-	    sizeof(mi->mount_options)) &&
-	    copy_options(e->super_options, mi->super_options,
-	    sizeof(mi->super_options));
+	mi->from = MOUNTINFO_FROM_STATFS;
+	mi->fs_magic = d->fs_magic;
+	if (name != NULL)
+		snprintf(mi->fs_type, sizeof(mi->fs_type), "%s", name);
+	flag_options(d->flags, mi->mount_options, sizeof(mi->mount_options));
 }
 
 /* mountinfo_lookup_in, with the path to name in messages given apart. */
 static int
-lookup(const char *table, const char *resolved, const char *name,
-    struct mountinfo *mi, char *err, size_t errlen)
+lookup(const char *text, const char *resolved, const char *name,
+    const struct mountinfo_dir *d, struct mountinfo *mi, char *err,
+    size_t errlen)
 {
-	char mp[sizeof(mi->mount_point)], best_mp[sizeof(mi->mount_point)];
-	char *copy, *line, *next;
-	struct entry e, best;
-	size_t best_len = 0;
-	bool found = false;
+	const struct entry *own, *dev = NULL;
+	struct table t;
+	int rc = 0;
 
 	if (resolved[0] != '/') {
 		snprintf(err, errlen, "%s: not an absolute path", name);
 		return -1;
 	}
-	/* A private copy, cut into fields in place. */
-	if ((copy = strdup(table)) == NULL) {
+	if (table_parse(text, &t) == -1) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -1;
 	}
-	for (line = copy; line != NULL; line = next) {
-		if ((next = strchr(line, '\n')) != NULL)
-			*next++ = '\0';
-		if (!parse_line(line, &e, mp, sizeof(mp)) ||
-		    !holds(mp, resolved))
-			continue;
-		/* >=: of stacked mounts on one point the last is visible.
-		 * Two different mount points of one length cannot both
-		 * prefix the path, so equal length means the same point. */
-		if (strlen(mp) >= best_len) {
-			best = e;
-			best_len = strlen(mp);
-			memcpy(best_mp, mp, best_len + 1);
-			found = true;
-		}
-	}
-	if (!found) {
-		snprintf(err, errlen, "%s: on no mount in the mount table",
-		    name);
-		goto fail;
-	}
-	if (!fill(&best, best_mp, mi)) {
+	own = find_own(&t, resolved, d);
+	/* Without its own line, any line of its device tells the type and
+	 * source (a device number names one superblock). */
+	for (size_t i = 0; own == NULL && d != NULL && d->have_dev &&
+	    dev == NULL && i < t.n; i++)
+		if (same_dev(&t.e[i], d->dev_major, d->dev_minor))
+			dev = &t.e[i];
+	if (own != NULL)
+		dev = own;
+	memset(mi, 0, sizeof(*mi));
+	if (dev != NULL && !fill(mi, dev, own, find_whole(&t, dev, own), d)) {
 		snprintf(err, errlen, "%s: the entry of mount %s has a field "
-		    "too long or holding a NUL byte", name, best_mp);
-		goto fail;
+		    "too long or holding a NUL byte", name, dev->mount_point);
+		dev = NULL;
+		rc = 1;
 	}
-	free(copy);
-	return 0;
-fail:
-	free(copy);
-	return -1;
+	if (d != NULL && dev == NULL)
+		fill_statfs(mi, d);
+	else if (d != NULL)
+		mi->fs_magic = d->fs_magic;
+	else if (dev == NULL) {
+		if (rc == 0)
+			snprintf(err, errlen, "%s: on no mount in the mount "
+			    "table", name);
+		rc = -1;
+	}
+	table_free(&t);
+	return rc;
 }
 
 /* ------------------------------------------------------------ API */
 
 int
 mountinfo_lookup_in(const char *table, const char *resolved_path,
-    struct mountinfo *mi, char *err, size_t errlen)
+    const struct mountinfo_dir *d, struct mountinfo *mi, char *err,
+    size_t errlen)
 {
-	return lookup(table, resolved_path, resolved_path, mi, err, errlen);
+	return lookup(table, resolved_path, resolved_path, d, mi, err, errlen);
+}
+
+const char *
+mountinfo_from_name(enum mountinfo_from from)
+{
+	switch (from) {
+	case MOUNTINFO_FROM_MOUNT:
+		return "mount";
+	case MOUNTINFO_FROM_DEVICE:
+		return "device";
+	case MOUNTINFO_FROM_STATFS:
+		break;
+	}
+	return "statfs";
 }
 
 /* All of a /proc file: stat says size 0, so read to EOF into a growing
@@ -294,10 +486,65 @@ fail:
 	return NULL;
 }
 
+/* The mount ID of fd: statx's (Linux 5.8), else fdinfo's (3.15); -1. */
+static long
+mount_id(int fd)
+{
+	char path[64], *info, *p;
+	long id = -1;
+
+#ifdef STATX_MNT_ID
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID))
+		return (long)stx.stx_mnt_id;
+#endif
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if ((info = read_all(path)) == NULL)
+		return -1;
+	if ((p = strstr(info, "mnt_id:")) != NULL &&
+	    (p == info || p[-1] == '\n'))
+		id = strtol(p + 7, NULL, 10);
+	free(info);
+	return id;
+}
+
+/* What the kernel says of the directory at resolved; -1 with errno. */
+static int
+dir_facts(const char *resolved, struct mountinfo_dir *d)
+{
+	struct statvfs sv;
+	struct statfs sf;
+	struct stat st;
+	int fd, saved;
+
+	memset(d, 0, sizeof(*d));
+	if ((fd = open(resolved, O_PATH | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || fstatfs(fd, &sf) == -1 ||
+	    fstatvfs(fd, &sv) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	d->have_dev = true;
+	d->dev_major = major(st.st_dev);
+	d->dev_minor = minor(st.st_dev);
+	/* f_type is signed on some ABIs: the magic is 32 bits. */
+	d->fs_magic = (unsigned long)sf.f_type & 0xffffffffUL;
+	d->flags = sv.f_flag;
+	d->mnt_id = mount_id(fd);
+	close(fd);
+	return 0;
+}
+
 int
 mountinfo_lookup(const char *path, struct mountinfo *mi, char *err,
     size_t errlen)
 {
+	struct mountinfo_dir d;
 	char *resolved, *table;
 	int rc;
 
@@ -306,13 +553,16 @@ mountinfo_lookup(const char *path, struct mountinfo *mi, char *err,
 		    strerror(errno));
 		return -1;
 	}
-	if ((table = read_all(MOUNTINFO_PATH)) == NULL) {
-		snprintf(err, errlen, "%s: cannot read %s: %s", path,
-		    MOUNTINFO_PATH, strerror(errno));
+	if (dir_facts(resolved, &d) == -1) {
+		snprintf(err, errlen, "cannot stat %s: %s", path,
+		    strerror(errno));
 		free(resolved);
 		return -1;
 	}
-	rc = lookup(table, resolved, path, mi, err, errlen);
+	/* No table (no /proc in a chroot): statfs says what it can. */
+	table = read_all(MOUNTINFO_PATH);
+	rc = lookup(table != NULL ? table : "", resolved, path, &d, mi, err,
+	    errlen);
 	free(table);
 	free(resolved);
 	return rc;

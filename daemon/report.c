@@ -54,29 +54,45 @@ latency_json(const struct hist *h)
 	return o;
 }
 
+/* A string, or JSON null for "" (not known). */
+static json_object *
+known_string(const char *s)
+{
+	return s[0] != '\0' ? json_object_new_string(s) : NULL;
+}
+
+/* The filesystem under test; README "Reading the results" says what each
+ * key means under a bind mount and in a chroot. */
 static json_object *
 target_json(const struct report_input *in)
 {
+	static const char *const keys[] = {
+		"fs_type", "fs_magic", "fs_from", "mount_source",
+		"mount_options", "mount_point", "seen_at", "bind_root",
+	};
+	const struct mountinfo *m = in->mount;
 	json_object *o = json_object_new_object();
-	char opts[2048];
+	char opts[2048], magic[24];
 
 	json_object_object_add(o, "dir", json_object_new_string(in->p->dir));
-	if (in->mount == NULL) {
+	if (m == NULL) {
 		/* The keys stay, for the tools that rely on them. */
-		json_object_object_add(o, "fs_type", NULL);
-		json_object_object_add(o, "mount_source", NULL);
-		json_object_object_add(o, "mount_options", NULL);
-		json_object_object_add(o, "mount_point", NULL);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			json_object_object_add(o, keys[i], NULL);
 		return o;
 	}
-	mountinfo_options(in->mount, opts, sizeof(opts));
-	json_object_object_add(o, "fs_type",
-	    json_object_new_string(in->mount->fs_type));
-	json_object_object_add(o, "mount_source",
-	    json_object_new_string(in->mount->mount_source));
-	json_object_object_add(o, "mount_options", json_object_new_string(opts));
-	json_object_object_add(o, "mount_point",
-	    json_object_new_string(in->mount->mount_point));
+	mountinfo_options(m, opts, sizeof(opts));
+	snprintf(magic, sizeof(magic), "0x%lx", m->fs_magic);
+	json_object_object_add(o, "fs_type", known_string(m->fs_type));
+	json_object_object_add(o, "fs_magic",
+	    m->fs_magic != 0 ? json_object_new_string(magic) : NULL);
+	json_object_object_add(o, "fs_from",
+	    json_object_new_string(mountinfo_from_name(m->from)));
+	json_object_object_add(o, "mount_source", known_string(m->mount_source));
+	json_object_object_add(o, "mount_options", known_string(opts));
+	json_object_object_add(o, "mount_point", known_string(m->mount_point));
+	json_object_object_add(o, "seen_at", known_string(m->seen_at));
+	json_object_object_add(o, "bind_root", known_string(m->bind_root));
 	return o;
 }
 

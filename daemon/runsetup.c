@@ -330,10 +330,14 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	if (!local)
 		log_info("run %u: dir %s is on the rrdcached host; its "
 		    "filesystem is not recorded", r->id, r->p.dir);
-	else if (mountinfo_lookup(r->p.dir, &r->mount, err, errlen) == 0)
-		r->have_mount = true;
-	else
+	else if ((rc = mountinfo_lookup(r->p.dir, &r->mount, err, errlen)) != 0)
 		log_warnx("run %u: %s", r->id, err);
+	/* 1: a line was unusable; the record holds what remains. */
+	if ((r->have_mount = local && rc >= 0))
+		log_debug("run %u: dir %s is on %s (known from %s), seen at %s",
+		    r->id, r->p.dir, r->mount.fs_type,
+		    mountinfo_from_name(r->mount.from), r->mount.seen_at);
+	rc = 0;
 
 	memset(&qc, 0, sizeof(qc));
 	qc.files = (uint32_t)r->p.files;

@@ -38,7 +38,7 @@ for k in total_operations_pending significant_ops_pending in_flight \
 	assert_eq "$(metric "stressd_$k")" "$(jget "$s" "$k")" "stressd_$k"
 done
 assert_eq "$(metric stressd_total_operations_pending)" 0 "pending gauge"
-grep -q "^stressd_run_info{run_id=\"1\",state=\"done\",dir=\"$T/rrd\",fs_type=\"[a-z0-9]*\"} 1$" \
+grep -q "^stressd_run_info{run_id=\"1\",state=\"done\",dir=\"$T/rrd\",fs_type=\"[a-z0-9/]*\"} 1$" \
     <<<"$body" || fail "run_info: $(grep run_info <<<"$body")"
 # histograms: cumulative, +Inf equals the count, one observation a batch
 n=$(metric stressd_enqueue_to_persist_seconds_count)

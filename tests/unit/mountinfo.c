@@ -1,5 +1,7 @@
-/* Unit tests of daemon/mountinfo.c: hand-written tables, then the live
- * /proc/self/mountinfo checked against findmnt(8). */
+/* Unit tests of daemon/mountinfo.c: hand-written tables (by path, and by
+ * mount ID and device as on a bind mount, in a chroot and a container),
+ * then the live table checked against the kernel's own view (the mount
+ * ID in fdinfo, statfs), which holds in a chroot where findmnt fails. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fsmagic.h"
 #include "mountinfo.h"
 
 /* Octal escapes are written "\\040" here so the table holds \040. */
@@ -23,13 +29,21 @@ static const char table[] =
     "25 1 0:33 net:[4026532000] /run/netns/a rw - nsfs nsfs rw\n";
 
 static void
-expect_mount(const char *tab, const char *path, const char *mp,
-    const char *fs_type, struct mountinfo *mi)
+lookup_ok(const char *tab, const char *path, const struct mountinfo_dir *d,
+    struct mountinfo *mi)
 {
 	char err[256] = "";
 
-	if (mountinfo_lookup_in(tab, path, mi, err, sizeof(err)) != 0)
+	if (mountinfo_lookup_in(tab, path, d, mi, err, sizeof(err)) != 0)
 		fail_msg("lookup of %s failed: %s", path, err);
+}
+
+/* By the table alone. */
+static void
+expect_mount(const char *tab, const char *path, const char *mp,
+    const char *fs_type, struct mountinfo *mi)
+{
+	lookup_ok(tab, path, NULL, mi);
 	assert_string_equal(mi->mount_point, mp);
 	assert_string_equal(mi->fs_type, fs_type);
 }
@@ -155,12 +169,12 @@ test_malformed(void **state)
 	expect_mount(tab, "/good/y", "/good", "btrfs", &mi);
 	assert_string_equal(mi.super_options, "rw");
 	/* No good line at all: an error naming the path. */
-	assert_int_equal(mountinfo_lookup_in("garbage\n1 2 3\n", "/srv/x", &mi,
-	    err, sizeof(err)), -1);
+	assert_int_equal(mountinfo_lookup_in("garbage\n1 2 3\n", "/srv/x", NULL,
+	    &mi, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/srv/x"));
-	assert_int_equal(mountinfo_lookup_in("", "/", &mi, err, sizeof(err)),
-	    -1);
-	assert_int_equal(mountinfo_lookup_in(table, "relative", &mi, err,
+	assert_int_equal(mountinfo_lookup_in("", "/", NULL, &mi, err,
+	    sizeof(err)), -1);
+	assert_int_equal(mountinfo_lookup_in(table, "relative", NULL, &mi, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "relative"));
 }
@@ -210,7 +224,7 @@ test_long_lines(void **state)
 	expect_mount(tab, path, "/", "ext4", &mi);
 	path[5000] = '\0';
 	expect_mount(tab, path, "/", "ext4", &mi);
-	assert_int_equal(mountinfo_lookup_in(tab, "/src/f", &mi, err,
+	assert_int_equal(mountinfo_lookup_in(tab, "/src/f", NULL, &mi, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "/src/f"));
 	free(path);
@@ -262,26 +276,216 @@ test_options(void **state)
 	assert_int_equal(out[0], 'x');
 }
 
-/* One line of a command's output, trailing newline removed. */
-static void
-run_line(const char *cmd, char *out, size_t len)
-{
-	FILE *fp = popen(cmd, "r");
+/* A unit's ReadWritePaths=/srv/rrd-stress: the directory bound onto
+ * itself inside ProtectSystem=strict's read-only root, and a bind of a
+ * tmpfs's subdirectory elsewhere. */
+static const char binds[] =
+    "27 1 254:0 / / ro,relatime - ext4 /dev/vda rw,discard\n"
+    "22 27 0:21 / /proc rw - proc proc rw\n"
+    "40 27 0:39 / /mnt/t rw,nodev - tmpfs scratch rw,size=1k\n"
+    "50 27 254:0 /srv/rrd-stress /srv/rrd-stress rw,nosuid shared:9 - ext4 /dev/vda rw,discard\n"
+    "51 27 0:39 /a/b /data rw - tmpfs scratch rw,size=1k\n";
 
-	if (fp == NULL)
-		fail_msg("cannot run %s", cmd);
-	if (fgets(out, (int)len, fp) == NULL)
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	if (pclose(fp) != 0)
-		fail_msg("%s failed", cmd);
+static const struct mountinfo_dir vda = {
+	.mnt_id = 50, .have_dev = true, .dev_major = 254, .dev_minor = 0,
+	.fs_magic = 0xef53, .flags = 0,
+};
+
+static void
+test_bind(void **state)
+{
+	struct mountinfo_dir d = vda;
+	struct mountinfo mi;
+	char opts[256];
+
+	(void)state;
+	lookup_ok(binds, "/srv/rrd-stress/x", &d, &mi);
+	assert_int_equal(mi.from, MOUNTINFO_FROM_MOUNT);
+	assert_string_equal(mountinfo_from_name(mi.from), "mount");
+	assert_string_equal(mi.fs_type, "ext4");
+	assert_string_equal(mi.mount_source, "/dev/vda");
+	/* The filesystem's mount, not the unit's bind of it... */
+	assert_string_equal(mi.mount_point, "/");
+	/* ...which is where the directory is reached, with its options. */
+	assert_string_equal(mi.seen_at, "/srv/rrd-stress");
+	assert_string_equal(mi.bind_root, "/srv/rrd-stress");
+	mountinfo_options(&mi, opts, sizeof(opts));
+	assert_string_equal(opts, "rw,nosuid,discard");
+	assert_int_equal(mi.fs_magic, 0xef53);
+
+	/* A subdirectory of a tmpfs bound elsewhere. */
+	d.mnt_id = 51;
+	d.dev_major = 0;
+	d.dev_minor = 39;
+	lookup_ok(binds, "/data/rrd", &d, &mi);
+	assert_string_equal(mi.mount_point, "/mnt/t");
+	assert_string_equal(mi.seen_at, "/data");
+	assert_string_equal(mi.bind_root, "/a/b");
+	assert_string_equal(mi.mount_source, "scratch");
+	assert_string_equal(mi.mount_options, "rw");
+
+	/* Without a mount ID: the path among the device's lines. */
+	d.mnt_id = -1;
+	lookup_ok(binds, "/data/rrd", &d, &mi);
+	assert_string_equal(mi.seen_at, "/data");
+	d = vda;
+	d.mnt_id = -1;
+	lookup_ok(binds, "/srv/rrd-stress", &d, &mi);
+	assert_string_equal(mi.seen_at, "/srv/rrd-stress");
+	assert_string_equal(mi.mount_point, "/");
+	/* Table only: the path, as before. */
+	lookup_ok(binds, "/srv/rrd-stress/y", NULL, &mi);
+	assert_string_equal(mi.seen_at, "/srv/rrd-stress");
+	assert_int_equal(mi.fs_magic, 0);
+}
+
+/* A container: the root is a bind of a directory of the host's disk, a
+ * volume another; the filesystem's own mount is not visible.  And btrfs,
+ * whose st_dev (a subvolume's) is not the table's: the mount ID still
+ * names the line. */
+static void
+test_container(void **state)
+{
+	static const char tab[] =
+	    "300 200 254:0 /var/lib/machines/c / rw,relatime - ext4 /dev/vda rw\n"
+	    "301 300 0:21 / /proc rw - proc proc rw\n"
+	    "302 300 254:0 /var/lib/vol/_data /data rw,noatime - ext4 /dev/vda rw\n"
+	    "303 300 0:45 /@home /home rw - btrfs /dev/sdb2 rw,subvol=/@home\n";
+	struct mountinfo_dir d = vda;
+	struct mountinfo mi;
+
+	(void)state;
+	d.mnt_id = 302;
+	lookup_ok(tab, "/data/x", &d, &mi);
+	assert_string_equal(mi.seen_at, "/data");
+	assert_string_equal(mi.bind_root, "/var/lib/vol/_data");
+	/* No root holds /var/lib/vol/_data but its own. */
+	assert_string_equal(mi.mount_point, "/data");
+	assert_string_equal(mi.mount_options, "rw,noatime");
+	d.mnt_id = 300;
+	lookup_ok(tab, "/srv", &d, &mi);
+	assert_string_equal(mi.mount_point, "/");
+	assert_string_equal(mi.bind_root, "/var/lib/machines/c");
+
+	d.mnt_id = 303;
+	d.dev_major = 0;
+	d.dev_minor = 52;
+	d.fs_magic = 0x9123683e;
+	lookup_ok(tab, "/home/u", &d, &mi);
+	assert_int_equal(mi.from, MOUNTINFO_FROM_MOUNT);
+	assert_string_equal(mi.fs_type, "btrfs");
+	assert_string_equal(mi.mount_point, "/home");
+	assert_string_equal(mi.bind_root, "/@home");
+}
+
+/* A chroot into a directory that is no mount point: the kernel shows no
+ * line for the mount of its root, paths are relative to it. */
+static void
+test_chroot(void **state)
+{
+	static const char bare[] =
+	    "70 27 0:21 / /proc rw,nosuid - proc proc rw\n"
+	    "71 27 0:6 / /dev rw - devtmpfs udev rw\n";
+	static const char other[] =
+	    "70 27 0:21 / /proc rw,nosuid - proc proc rw\n"
+	    "72 27 254:0 /usr /usr ro - ext4 /dev/vda rw,discard\n";
+	static const char whole[] =
+	    "72 27 254:0 /usr /usr ro - ext4 /dev/vda rw,discard\n"
+	    "73 27 254:0 / /host ro - ext4 /dev/vda rw,discard\n";
+	struct mountinfo_dir d = vda;
+	struct mountinfo mi;
+	char err[256] = "", opts[256];
+
+	(void)state;
+	d.mnt_id = 27;	/* the host's root mount: not in the table */
+	d.flags = ST_NOSUID | ST_NOATIME;
+	lookup_ok(bare, "/srv/x", &d, &mi);
+	assert_int_equal(mi.from, MOUNTINFO_FROM_STATFS);
+	assert_string_equal(mountinfo_from_name(mi.from), "statfs");
+	assert_string_equal(mi.fs_type, "ext2/ext3/ext4");
+	assert_int_equal(mi.fs_magic, 0xef53);
+	assert_string_equal(mi.mount_source, "");
+	assert_string_equal(mi.mount_point, "");
+	assert_string_equal(mi.seen_at, "");
+	mountinfo_options(&mi, opts, sizeof(opts));
+	assert_string_equal(opts, "rw,nosuid,noatime");
+	/* Not the prefix "/" of another device's line either. */
+	lookup_ok("74 27 0:50 / / rw - tmpfs t rw\n", "/srv/x", &d, &mi);
+	assert_int_equal(mi.from, MOUNTINFO_FROM_STATFS);
+
+	/* Another mount of the device: type and source, per-superblock
+	 * options; the rest from statfs. */
+	d.flags = ST_RDONLY;
+	lookup_ok(other, "/srv/x", &d, &mi);
+	assert_int_equal(mi.from, MOUNTINFO_FROM_DEVICE);
+	assert_string_equal(mountinfo_from_name(mi.from), "device");
+	assert_string_equal(mi.fs_type, "ext4");
+	assert_string_equal(mi.mount_source, "/dev/vda");
+	assert_string_equal(mi.mount_point, "");	/* /usr is not it */
+	assert_string_equal(mi.seen_at, "");
+	mountinfo_options(&mi, opts, sizeof(opts));
+	assert_string_equal(opts, "ro,discard");
+	lookup_ok(whole, "/srv/x", &d, &mi);
+	assert_string_equal(mi.mount_point, "/host");
+
+	/* An unknown magic: no name, the magic kept. */
+	d.fs_magic = 0x12345678;
+	lookup_ok(bare, "/srv/x", &d, &mi);
+	assert_string_equal(mi.fs_type, "");
+	assert_int_equal(mi.fs_magic, 0x12345678);
+	assert_null(fsmagic_name(0x12345678));
+	assert_string_equal(fsmagic_name(0x01021994), "tmpfs");
+	assert_string_equal(fsmagic_name(0x58465342), "xfs");
+
+	/* The own line unusable: what statfs says, and why in err. */
+	d.mnt_id = 75;
+	d.fs_magic = 0x6969;
+	assert_int_equal(mountinfo_lookup_in("75 1 0:9 / /n rw - nfs s\\000 rw\n",
+	    "/n/x", &d, &mi, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "/n/x"));
+	assert_int_equal(mi.from, MOUNTINFO_FROM_STATFS);
+	assert_string_equal(mi.fs_type, "nfs");
+}
+
+/* The kernel's own view of a directory: its mount's line by the mount ID
+ * in fdinfo (empty when not visible, as for a chroot's root), statfs. */
+static void
+kernel_view(const char *dir, char *line, size_t len, unsigned long *magic)
+{
+	char path[64], buf[256];
+	struct statfs sf;
+	long id = -1;
+	FILE *fp;
+	int fd;
+
+	assert_true((fd = open(dir, O_RDONLY | O_DIRECTORY)) != -1);
+	assert_int_equal(fstatfs(fd, &sf), 0);
+	*magic = (unsigned long)sf.f_type & 0xffffffffUL;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	assert_non_null(fp = fopen(path, "r"));
+	while (fgets(buf, sizeof(buf), fp) != NULL)
+		if (sscanf(buf, "mnt_id: %ld", &id) == 1)
+			break;
+	fclose(fp);
+	close(fd);
+	assert_true(id >= 0);
+	line[0] = '\0';
+	assert_non_null(fp = fopen("/proc/self/mountinfo", "r"));
+	while (fgets(line, (int)len, fp) != NULL)
+		if (strtol(line, NULL, 10) == id)
+			break;
+		else
+			line[0] = '\0';
+	fclose(fp);
 }
 
 static void
 test_live(void **state)
 {
 	char dir[] = "/tmp/mountinfo-test.XXXXXX";
-	char link[64], via[80], cmd[256], want[4096], err[256] = "";
+	char link[64], via[80], line[8192], root[4096], mp[4096], type[64];
+	char err[256] = "", *dash;
+	unsigned long magic;
 	struct mountinfo mi;
 
 	(void)state;
@@ -293,12 +497,25 @@ test_live(void **state)
 	assert_non_null(mkdtemp(dir));
 	if (mountinfo_lookup(dir, &mi, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
-	snprintf(cmd, sizeof(cmd), "findmnt -n -o FSTYPE -T %s", dir);
-	run_line(cmd, want, sizeof(want));
-	assert_string_equal(mi.fs_type, want);
-	snprintf(cmd, sizeof(cmd), "findmnt -n -o TARGET -T %s", dir);
-	run_line(cmd, want, sizeof(want));
-	assert_string_equal(mi.mount_point, want);
+	kernel_view(dir, line, sizeof(line), &magic);
+	assert_int_equal(mi.fs_magic, magic);
+	if (line[0] == '\0') {
+		/* A chroot's root that is no mount point. */
+		assert_int_not_equal(mi.from, MOUNTINFO_FROM_MOUNT);
+		if (mi.from == MOUNTINFO_FROM_STATFS)
+			assert_string_equal(mi.fs_type, fsmagic_name(magic) ?
+			    fsmagic_name(magic) : "");
+	} else {
+		/* The test's paths hold no octal escapes. */
+		assert_int_equal(sscanf(line, "%*d %*d %*s %4095s %4095s",
+		    root, mp), 2);
+		assert_non_null(dash = strstr(line, " - "));
+		assert_int_equal(sscanf(dash, " - %63s", type), 1);
+		assert_int_equal(mi.from, MOUNTINFO_FROM_MOUNT);
+		assert_string_equal(mi.seen_at, mp);
+		assert_string_equal(mi.bind_root, root);
+		assert_string_equal(mi.fs_type, type);
+	}
 
 	/* The path is resolved first: a symlink to /proc is on proc. */
 	snprintf(link, sizeof(link), "%s/l", dir);
@@ -325,6 +542,9 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_bind),
+		cmocka_unit_test(test_container),
+		cmocka_unit_test(test_chroot),
 		cmocka_unit_test(test_live),
 	};
 
