@@ -1,0 +1,102 @@
+#!/bin/bash
+# shellcheck disable=SC2015  # A && B || fail is meant
+# `--sync drop-caches` without root and without touching anyone else's
+# cache: an unprivileged daemon (nobody under setpriv, as stressd.service
+# runs it, when the test is root; else the test's own user) writes back
+# and evicts the run's own files before the load.  A first run makes the
+# files, the test reads them into the page cache with a file beside them
+# in the run's directory and one outside it; a second run with
+# --sync drop-caches reuses them at a crawl (one update per 30 s).  Right
+# after its setup mincore(2) (incore.c, built here) finds the run's files
+# out of the cache and both other files still wholly in it; report.json's
+# cold_cache says how many files, how many bytes were resident before
+# and after, and the daemon log says it too.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+LIB_NO_DAEMON=1
+. "$(dirname "$0")/lib.sh"
+command -v cc >/dev/null || skip "no C compiler to build incore"
+cc -O2 -o "$T/incore" "$TOP_SRCDIR/tests/integration/incore.c" ||
+    fail "cannot build incore"
+FILES=20
+BIG_RRA='RRA:AVERAGE:0.5:1:20000'	# 160 KiB a file: 40 pages
+A=$T/srv
+mkdir -p "$A"
+
+# resident FILE...: "RESIDENT TOTAL", the pages of all FILEs.
+resident() {
+	"$T/incore" "$@" | awk '{ r += $1; t += $2 } END { print r + 0, t + 0 }'
+}
+runfiles() { for ((i = 0; i < FILES; i++)); do printf '%s\n' "$A/run/$i.rrd"; done; }
+
+# Can this filesystem let clean pages go at all (tmpfs cannot)?
+head -c 1048576 /dev/urandom >"$A/probe"
+read -r res tot < <("$T/incore" -e "$A/probe")
+[ "$res" -eq 0 ] ||
+    skip "$A keeps $res of $tot pages in memory after POSIX_FADV_DONTNEED (tmpfs?)"
+rm -f "$A/probe"
+
+if [ "$(id -u)" -eq 0 ]; then
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not found"
+	getent passwd nobody >/dev/null && getent group nogroup >/dev/null ||
+	    skip "needs user nobody and group nogroup"
+	U=$(id -u nobody)
+	G=$(getent group nogroup | cut -d: -f3)
+	chown "$U:$G" "$T" "$A"
+	chmod 711 "$T"
+	install -m 755 "$STRESSD" "$T/stressd"
+	STRESSD=$T/stressd
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=stderr"
+	STRESSD_WRAPPER=(setpriv --reuid="$U" --regid="$G" --clear-groups
+	    --inh-caps=-all --bounding-set=-all --)
+fi
+printf 'allowed_dirs = %s\n' "$A" >"$T/stressd.conf"
+start_daemon --config "$T/stressd.conf"
+[ "$(stat -c %u "/proc/$DPID")" -ne 0 ] || fail "the daemon runs as root"
+
+# ---- run 1 makes the files; the test reads them into the cache
+start_run --dir "$A/run" --files "$FILES" --max-updates 40 --update-time 0 \
+    --rra "$BIG_RRA" >/dev/null
+assert_eq "$(jget "$(wait_run)" state)" done "run 1: state"
+head -c 1048576 /dev/urandom >"$A/run/beside.dat"
+head -c 1048576 /dev/urandom >"$T/outside.dat"
+mapfile -t files < <(runfiles)
+cat "${files[@]}" "$A/run/beside.dat" "$T/outside.dat" >/dev/null
+read -r res tot < <(resident "${files[@]}")
+assert_num "$res" '>=' "$tot * 0.9" "run files cached before run 2 ($res of $tot pages)"
+bytes=$(stat -c %s "${files[@]}" | awk '{ s += $1 } END { print s }')
+
+# ---- run 2 evicts them, at a crawl so that the load reads back little
+start_run --dir "$A/run" --files "$FILES" --max-updates "$FILES" \
+    --update-time 600 --threads 1 --write-threads 1 --rra "$BIG_RRA" \
+    --sync drop-caches >/dev/null
+wait_for_stats '.state == "running"' 30 >/dev/null
+read -r res tot < <(resident "${files[@]}")
+log "right after setup: $res of $tot pages of the run's files resident"
+# At most two updates so far, a few pages each.
+assert_num "$res" '<=' "$tot * 0.1" "run files resident after the eviction"
+for f in "$A/run/beside.dat" "$T/outside.dat"; do
+	read -r res tot < <(resident "$f")
+	assert_eq "$res" "$tot" "$f: pages still cached (not the run's file)"
+done
+ctl stop >/dev/null
+assert_eq "$(jget "$(wait_run)" state)" stopped "run 2: state"
+
+# ---- the record: report.json and the daemon log
+rep=$(cat "$STATE/runs/2/report.json")
+cc=$(jq -c .cold_cache <<<"$rep")
+log "report.json cold_cache: $cc"
+assert_eq "$(jget "$cc" method)" evict "cold_cache.method"
+assert_eq "$(jnum "$cc" files)" "$FILES" "cold_cache.files"
+assert_eq "$(jnum "$cc" failed)" 0 "cold_cache.failed"
+assert_eq "$(jnum "$cc" bytes)" "$bytes" "cold_cache.bytes"
+assert_num "$(jnum "$cc" resident_before_bytes)" '>=' "$bytes * 0.9" \
+    "cold_cache.resident_before_bytes"
+assert_eq "$(jnum "$cc" resident_after_bytes)" 0 "cold_cache.resident_after_bytes"
+assert_num "$(jnum "$cc" seconds)" '>=' 0 "cold_cache.seconds"
+grep -q "run 2: sync drop-caches: wrote back and evicted $FILES files" "$DLOG" ||
+    fail "no eviction line in the daemon log"
+# Run 1 had none.
+assert_eq "$(jq -c .cold_cache "$STATE/runs/1/report.json")" null \
+    "run 1: cold_cache"
+assert_alive "the cold-cache run"
+log "ok: the run's files evicted by an unprivileged daemon, others' kept"
