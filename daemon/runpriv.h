@@ -15,6 +15,7 @@
 
 #include "confine.h"
 #include "cpustat.h"
+#include "evict.h"
 #include "mountinfo.h"
 #include "proto.h"
 #include "queue.h"
@@ -115,6 +116,8 @@ struct run {
 	struct sampler		 sampler;
 	struct mountinfo	 mount;
 	bool			 have_mount;
+	struct evict_result	 cold;		/* sync=drop-*caches */
+	bool			 have_cold;
 	double			 last_report;	/* monotonic s */
 	char			 metrics_path[4300];
 	time_t			 metrics_last;	/* 0: not (or no longer)

@@ -12,6 +12,7 @@
 
 #include "confine.h"
 #include "cpustat.h"
+#include "evict.h"
 #include "loadgen.h"
 #include "log.h"
 #include "metricsrrd.h"
@@ -232,30 +233,64 @@ fail:
 	return -1;
 }
 
-/* sync=drop-caches: write back dirty pages, then have the kernel drop the
- * clean ones, so the run starts reading its files from disk. */
+/* sync=drop-host-caches: write back the host's dirty pages, then have the
+ * kernel drop every clean one (and the dentry and inode caches), so the
+ * run starts reading even its directories from disk.  Root only, and
+ * never under stressd.service (ProtectKernelTunables=). */
 static int
-drop_caches(struct run *r, const char **field, char *err, size_t errlen)
+drop_host_caches(struct run *r, const char **field, char *err,
+    size_t errlen)
 {
 	static const char path[] = "/proc/sys/vm/drop_caches";
+	double t0 = util_now();
 	int fd;
 
 	if (geteuid() != 0)
-		BAD("sync", "sync drop-caches needs root (stressd runs as "
-		    "uid %u): it writes %s", (unsigned)geteuid(), path);
+		BAD("sync", "sync drop-host-caches needs root (stressd runs as "
+		    "uid %u): it writes %s; sync drop-caches evicts the run's "
+		    "own files without root", (unsigned)geteuid(), path);
 	sync();
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		BAD("sync", "sync drop-caches: %s: %s", path, strerror(errno));
+		BAD("sync", "sync drop-host-caches: %s: %s", path,
+		    strerror(errno));
 	if (write(fd, "3\n", 2) != 2) {
 		int e = errno;
 
 		close(fd);
-		BAD("sync", "sync drop-caches: writing %s: %s", path,
+		BAD("sync", "sync drop-host-caches: writing %s: %s", path,
 		    strerror(e));
 	}
 	close(fd);
-	log_info("run %u: sync drop-caches: synced and dropped the page "
-	    "cache (3 > %s)", r->id, path);
+	r->cold.host = true;
+	r->cold.seconds = util_now() - t0;
+	return 0;
+fail:
+	return -1;
+}
+
+/* sync=drop-caches: the run's own files written back and evicted
+ * (evict.h), or the host-wide drop; either is in the record. */
+static int
+cold_cache(struct run *r, const char **field, char *err, size_t errlen)
+{
+	char line[1200];
+	const char *mode = r->p.sync == KNOBS_SYNC_DROP_CACHES ?
+	    "drop-caches" : "drop-host-caches";
+
+	if (r->p.sync == KNOBS_SYNC_DROP_CACHES) {
+		if (r->dir.fd < 0)
+			BAD("sync", "sync drop-caches evicts the run's files "
+			    "from this host's page cache: with target %s they "
+			    "are on rrdcached's host", r->p.target);
+		evict_dir_files(r->dir.fd, &r->p, &r->setup.busy, &r->cold);
+	} else if (drop_host_caches(r, field, err, errlen) == -1)
+		return -1;
+	r->have_cold = true;
+	evict_summary(&r->cold, line, sizeof(line));
+	if (r->cold.failed > 0)
+		log_warnx("run %u: sync %s: %s", r->id, mode, line);
+	else
+		log_info("run %u: sync %s: %s", r->id, mode, line);
 	return 0;
 fail:
 	return -1;
@@ -352,9 +387,12 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "target";
 		return -1;
 	}
-	/* After the scan, which read every reused file's header. */
-	if (r->p.sync == KNOBS_SYNC_DROP_CACHES &&
-	    drop_caches(r, field, err, errlen) == -1)
+	/* After the scan, which read every reused file's header; files
+	 * still to be created are written after this, just before the
+	 * load (creates synchronous) or during it (queued). */
+	if ((r->p.sync == KNOBS_SYNC_DROP_CACHES ||
+	    r->p.sync == KNOBS_SYNC_DROP_HOST_CACHES) &&
+	    cold_cache(r, field, err, errlen) == -1)
 		return -1;
 
 	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", r->state_dir,
