@@ -10,7 +10,7 @@
 # after its setup mincore(2) (incore.c, built here) finds the run's files
 # out of the cache and both other files still wholly in it; report.json's
 # cold_cache says how many files, how many bytes were resident before
-# and after, and the daemon log says it too.
+# and after, and the daemon log and `stressctl report` say it too.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -104,6 +104,11 @@ assert_eq "$(jnum "$cc" resident_after_bytes)" 0 "cold_cache.resident_after_byte
 assert_num "$(jnum "$cc" seconds)" '>=' 0 "cold_cache.seconds"
 grep -q "run 2: sync drop-caches: wrote back and evicted $FILES files" "$DLOG" ||
     fail "no eviction line in the daemon log"
+out=$(ctl report 2)
+assert_contains "$out" "cold cache: $FILES files written back and evicted in" \
+    "stressctl report 2"
+assert_contains "$out" "MiB of them cached before, 0.0 MiB after" \
+    "stressctl report 2"
 # Run 1 had none.
 assert_eq "$(jq -c .cold_cache "$STATE/runs/1/report.json")" null \
     "run 1: cold_cache"
