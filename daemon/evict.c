@@ -120,7 +120,8 @@ out:
 
 void
 evict_dir_files(int dirfd, const struct stress_params *p,
-    atomic_uint_fast64_t *busy, struct evict_result *res)
+    atomic_uint_fast64_t *busy, const atomic_bool *cancel,
+    struct evict_result *res)
 {
 	struct evict_pass e = { res, sysconf(_SC_PAGESIZE), true };
 	double t0 = util_now();
@@ -128,6 +129,10 @@ evict_dir_files(int dirfd, const struct stress_params *p,
 
 	memset(res, 0, sizeof(*res));
 	for (uint32_t n = 0; n < p->files; n++) {
+		if (cancel != NULL && atomic_load(cancel)) {
+			res->cancelled = true;
+			break;
+		}
 		if (busy != NULL)
 			atomic_store(busy, writer_busy_now());
 		if (rrdfile_name(p, n, rel, sizeof(rel)) == -1)
@@ -158,13 +163,14 @@ evict_summary(const struct evict_result *res, char *buf, size_t len)
 	}
 	snprintf(buf, len, "wrote back and evicted %llu files (%llu bytes; "
 	    "resident before: %s, after: %s%s%s) in %.2f s; %llu missing "
-	    "(to be created), %llu refused, %llu failed%s%s",
+	    "(to be created), %llu refused, %llu failed%s%s%s",
 	    (unsigned long long)res->files, (unsigned long long)res->bytes,
 	    before, after, res->measure_error[0] ? "; " : "",
 	    res->measure_error, res->seconds,
 	    (unsigned long long)res->missing,
 	    (unsigned long long)res->refused, (unsigned long long)res->failed,
-	    res->failed ? ", first: " : "", res->first_error);
+	    res->failed ? ", first: " : "", res->first_error,
+	    res->cancelled ? "; cancelled, the run was stopped" : "");
 }
 
 static json_object *
@@ -197,6 +203,8 @@ evict_json(const struct evict_result *res)
 	    resident_json(res, res->resident_after));
 	json_object_object_add(o, "seconds",
 	    json_object_new_double(res->seconds));
+	json_object_object_add(o, "cancelled",
+	    json_object_new_boolean(res->cancelled));
 	json_object_object_add(o, "first_error", res->failed ?
 	    json_object_new_string(res->first_error) : NULL);
 	return o;

@@ -31,6 +31,7 @@ struct evict_result {
 	 * (-1: not measured, measure_error says why). */
 	int64_t		resident_before, resident_after;
 	double		seconds;
+	bool		cancelled;	/* stopped before the last file */
 	char		first_error[600];
 	char		measure_error[160];
 };
@@ -40,9 +41,11 @@ struct evict_result {
  * beneath dirfd; missing and refused files are counted, not errors.
  * *busy (when not NULL) is set to writer_busy_now() at each file: the
  * watchdog sees one file's calls hang, not the whole pass as one call.
+ * The pass ends early once *cancel (when not NULL) is true.
  */
 void	evict_dir_files(int dirfd, const struct stress_params *p,
-	    atomic_uint_fast64_t *busy, struct evict_result *res);
+	    atomic_uint_fast64_t *busy, const atomic_bool *cancel,
+	    struct evict_result *res);
 /* One line for the log: what was done, the figures. */
 void	evict_summary(const struct evict_result *res, char *buf, size_t len);
 /* report.json's cold_cache object. */

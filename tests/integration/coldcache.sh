@@ -10,7 +10,9 @@
 # after its setup mincore(2) (incore.c, built here) finds the run's files
 # out of the cache and both other files still wholly in it; report.json's
 # cold_cache says how many files, how many bytes were resident before
-# and after, and the daemon log and `stressctl report` say it too.
+# and after, and the daemon log and `stressctl report` say it too.  A
+# third run in a fresh directory that creates its files before the load
+# has them evicted once created.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -112,5 +114,23 @@ assert_contains "$out" "MiB of them cached before, 0.0 MiB after" \
 # Run 1 had none.
 assert_eq "$(jq -c .cold_cache "$STATE/runs/1/report.json")" null \
     "run 1: cold_cache"
+
+# ---- run 3 in a fresh directory: its files are created before the load
+# (--no-queue-creates), then evicted, then the load starts
+start_run --dir "$A/fresh" --files "$FILES" --max-updates "$FILES" \
+    --update-time 600 --threads 1 --write-threads 1 --rra "$BIG_RRA" \
+    --no-queue-creates --sync drop-caches >/dev/null
+wait_for_stats '.state == "running"' 60 >/dev/null
+mapfile -t fresh < <(for ((i = 0; i < FILES; i++)); do
+	printf '%s\n' "$A/fresh/$i.rrd"; done)
+read -r res tot < <(resident "${fresh[@]}")
+log "run 3, right after its creates: $res of $tot pages resident"
+assert_num "$res" '<=' "$tot * 0.1" "created files resident after the eviction"
+ctl stop >/dev/null
+wait_run >/dev/null
+cc=$(jq -c .cold_cache "$STATE/runs/3/report.json")
+assert_eq "$(jnum "$cc" files)" "$FILES" "run 3: cold_cache.files"
+assert_eq "$(jnum "$cc" missing)" 0 "run 3: cold_cache.missing"
+assert_eq "$(jnum "$cc" resident_after_bytes)" 0 "run 3: cold_cache.resident_after_bytes"
 assert_alive "the cold-cache run"
 log "ok: the run's files evicted by an unprivileged daemon, others' kept"

@@ -80,7 +80,7 @@ test_run_files(void **state)
 	knobs_defaults(&p);
 	p.files = 6;
 	assert_true((fd = open(dir, O_PATH | O_DIRECTORY)) >= 0);
-	evict_dir_files(fd, &p, &busy, &res);
+	evict_dir_files(fd, &p, &busy, NULL, &res);
 	close(fd);
 	knobs_free(&p);
 	assert_int_equal(res.files, 2);
