@@ -12,7 +12,7 @@
 # cold_cache says how many files, how many bytes were resident before
 # and after, and the daemon log and `stressctl report` say it too.  A
 # third run in a fresh directory that creates its files before the load
-# has them evicted once created.
+# has them evicted once created; a fourth, stopped as that begins, ends.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -132,5 +132,25 @@ cc=$(jq -c .cold_cache "$STATE/runs/3/report.json")
 assert_eq "$(jnum "$cc" files)" "$FILES" "run 3: cold_cache.files"
 assert_eq "$(jnum "$cc" missing)" 0 "run 3: cold_cache.missing"
 assert_eq "$(jnum "$cc" resident_after_bytes)" 0 "run 3: cold_cache.resident_after_bytes"
+
+# ---- run 4 stopped as its eviction begins: the run ends stopped, and
+# the record says whether the pass was cut short (then fewer files)
+MANY=3000
+start_run --dir "$A/many" --files "$MANY" --max-updates "$MANY" \
+    --update-time 600 --no-queue-creates --sync drop-caches \
+    --rra "$RRA" >/dev/null
+for _ in $(seq 600); do
+	grep -q "run 4: files created; evicting them" "$DLOG" && break
+	sleep 0.1
+done
+ctl stop >/dev/null
+assert_eq "$(jget "$(wait_run)" state)" stopped "run 4: state"
+cc=$(jq -c .cold_cache "$STATE/runs/4/report.json")
+log "run 4, stopped: cold_cache $cc"
+if [ "$(jget "$cc" cancelled)" = true ]; then
+	assert_num "$(jnum "$cc" files)" '<' "$MANY" "run 4: files of a cut pass"
+else
+	assert_eq "$(jget "$cc" files)" "$MANY" "run 4: files of a whole pass"
+fi
 assert_alive "the cold-cache run"
 log "ok: the run's files evicted by an unprivileged daemon, others' kept"
