@@ -92,8 +92,10 @@ const struct knob knobs_table[] = {
 	  "end the run failed once every write has failed this long "
 	  "(0 = never)" },
 	{ "sync", "sync", NULL, KNOB_CHOICE, OFF(sync), "none", 0, 0,
-	  "none, data (fdatasync each file after its batch) or drop-caches "
-	  "(as root, sync and drop the page cache before the load): librrd "
+	  "none, data (fdatasync each file after its batch), drop-caches "
+	  "(write back and evict the run's own files before the load) or "
+	  "drop-host-caches (as root, sync and drop the whole host's page "
+	  "cache before the load): librrd "
 	  "never syncs, so without it a machine with much RAM measures its "
 	  "page cache, not its disk" },
 	{ "sweep_id", "sweep-id", NULL, KNOB_TEXT, OFF(sweep_id), "", 0, 0,
@@ -143,7 +145,8 @@ knobs_find_property(const char *prop)
 }
 
 static const char *const sync_choices[] = {
-	"none", "data", "drop-caches", NULL		/* enum knobs_sync */
+	"none", "data", "drop-caches", "drop-host-caches",
+	NULL						/* enum knobs_sync */
 };
 
 const char *const *

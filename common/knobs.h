@@ -56,7 +56,8 @@ struct stress_params {
 enum knobs_sync {
 	KNOBS_SYNC_NONE,
 	KNOBS_SYNC_DATA,	/* fdatasync each file after its batch */
-	KNOBS_SYNC_DROP_CACHES,	/* drop the page cache before the load */
+	KNOBS_SYNC_DROP_CACHES,	/* evict the run's files before the load */
+	KNOBS_SYNC_DROP_HOST_CACHES,	/* as root, drop the host's caches */
 };
 
 enum knob_type {

@@ -257,6 +257,35 @@ print_generators(json_object *rep)
 		    "(queue_memory_max 0)\n", peak / 1048576);
 }
 
+/* sync drop-caches or drop-host-caches: what made the run start cold
+ * (records without them have cold_cache null or none). */
+static void
+print_cold_cache(json_object *rep)
+{
+	json_object *cc = jpath(rep, "cold_cache");
+	const char *m = jpath_str(cc, "method"), *err;
+	double files, before, after, failed, s;
+
+	if (m == NULL || !jpath_num(cc, "seconds", &s))
+		return;
+	if (strcmp(m, "evict") != 0 || !jpath_num(cc, "files", &files)) {
+		printf("  cold cache: the host's page cache dropped in %.2f s\n",
+		    s);
+		return;
+	}
+	printf("  cold cache: %.0f files written back and evicted in %.2f s",
+	    files, s);
+	if (jpath_num(cc, "resident_before_bytes", &before) &&
+	    jpath_num(cc, "resident_after_bytes", &after))
+		printf(", %.1f MiB of them cached before, %.1f MiB after",
+		    before / 1048576, after / 1048576);
+	putchar('\n');
+	if (jpath_num(cc, "failed", &failed) && failed > 0 &&
+	    (err = jpath_str(cc, "first_error")) != NULL)
+		printf("  cold cache: %.0f files not evicted, first: %s\n",
+		    failed, err);
+}
+
 /* The summary of one record for a person. */
 static void
 report_text(json_object *rep)
@@ -355,6 +384,7 @@ report_text(json_object *rep)
 		free(a);
 	}
 	print_generators(rep);
+	print_cold_cache(rep);
 
 	putchar('\n');
 	print_queue(rep, "significant_ops_pending",

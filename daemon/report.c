@@ -309,6 +309,9 @@ report_json(const struct report_input *in)
 	json_object_object_add(x, "fdatasync", in->fdatasync != NULL ?
 	    latency_json(in->fdatasync) : NULL);
 	json_object_object_add(o, "latency_ms", x);
+	/* sync drop-caches: what the eviction before the load did. */
+	json_object_object_add(o, "cold_cache", in->cold_cache != NULL ?
+	    evict_json(in->cold_cache) : NULL);
 	json_object_object_add(o, "cpu", in->cpu_start != NULL ?
 	    cpustat_json(in->cpu_start, in->cpu_end) : NULL);
 	json_object_object_add(o, "errors", errors_json(in));

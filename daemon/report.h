@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "cpustat.h"
+#include "evict.h"
 #include "hist.h"
 #include "knobs.h"
 #include "mountinfo.h"
@@ -50,6 +51,8 @@ struct report_input {
 	const struct hist		*fdatasync;	/* sync=data; NULL: none */
 	uint64_t			 fdatasync_failed;
 	const struct mountinfo		*mount;		/* NULL: unknown */
+	const struct evict_result	*cold_cache;	/* NULL: no sync
+							   drop-*caches */
 	const char			*const *errors;	/* first messages */
 	unsigned			 nerrors;
 	uint64_t			 errors_by_kind[RRDFILE_NKINDS];

@@ -403,6 +403,9 @@ run_tick(struct run *r)
 			finish(r, RUN_FAILED);
 			return true;
 		}
+		/* sync drop-caches: the new files are evicted first. */
+		if (!runsetup_cold_ready(r, false))
+			return false;
 		start_load(r);
 		return false;
 	case RUN_RUNNING:
@@ -412,6 +415,9 @@ run_tick(struct run *r)
 	case RUN_DRAINING:
 		if (r->discard)
 			queue_discard(r->q);
+		/* A stop during that eviction ends it early. */
+		if (!runsetup_cold_ready(r, true))
+			return false;
 		if (r->lg != NULL && !loadgen_finished(r->lg))
 			return false;
 		if (!queue_idle(r->q) || !runflush_done(r))
@@ -516,6 +522,7 @@ run_free(struct run *r)
 {
 	if (r == NULL)
 		return;
+	atomic_store(&r->setup.cancel, true);	/* an eviction pass */
 	if (r->setup.joinable)
 		pthread_join(r->setup.thread, NULL);
 	cpustat_close();	/* also for a run refused before it started */

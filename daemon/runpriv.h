@@ -15,6 +15,7 @@
 
 #include "confine.h"
 #include "cpustat.h"
+#include "evict.h"
 #include "mountinfo.h"
 #include "proto.h"
 #include "queue.h"
@@ -62,6 +63,7 @@ struct run_setup {
 	const char		*field;
 	char			 err[PROTO_MAX_RUN_ERROR];
 	int			 update_fd;	/* passed by the client; -1 */
+	atomic_bool		 cancel;	/* end an eviction pass early */
 };
 
 /* target rrdcached: the run's own connection (setup's INFO, the samples'
@@ -117,6 +119,9 @@ struct run {
 	struct sampler		 sampler;
 	struct mountinfo	 mount;
 	bool			 have_mount;
+	struct evict_result	 cold;		/* sync=drop-*caches */
+	bool			 have_cold;
+	bool			 cold_after_creates;	/* pass still to come */
 	double			 last_report;	/* monotonic s */
 	char			 metrics_path[4300];
 	time_t			 metrics_last;	/* 0: not (or no longer)
@@ -137,6 +142,11 @@ void	run_snapshot(struct run *r, struct queue_counters *c);
 
 /* Start the setup thread; 0, or -1 when it could not be started. */
 int	runsetup_start(struct run *r);
+/* sync=drop-caches with creates before the load: once they are done the
+ * eviction runs in the setup thread again, so that the new files start
+ * cold too.  False while it runs; true once done, or at once for other
+ * runs.  cancel (a stop) ends the pass early, or skips it. */
+bool	runsetup_cold_ready(struct run *r, bool cancel);
 
 /* rrdcached's STATS into cc.latest, at most every RUN_RRDCACHED_RETRY_S
  * after a failure; 0, or -1. */

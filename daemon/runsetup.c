@@ -12,6 +12,7 @@
 
 #include "confine.h"
 #include "cpustat.h"
+#include "evict.h"
 #include "loadgen.h"
 #include "log.h"
 #include "metricsrrd.h"
@@ -236,30 +237,82 @@ fail:
 	return -1;
 }
 
-/* sync=drop-caches: write back dirty pages, then have the kernel drop the
- * clean ones, so the run starts reading its files from disk. */
+/* sync=drop-host-caches: write back the host's dirty pages, then have the
+ * kernel drop every clean one (and the dentry and inode caches), so the
+ * run starts reading even its directories from disk.  Root only, and
+ * never under stressd.service (ProtectKernelTunables=). */
 static int
-drop_caches(struct run *r, const char **field, char *err, size_t errlen)
+drop_host_caches(struct run *r, const char **field, char *err,
+    size_t errlen)
 {
 	static const char path[] = "/proc/sys/vm/drop_caches";
+	double t0 = util_now();
 	int fd;
 
 	if (geteuid() != 0)
-		BAD("sync", "sync drop-caches needs root (stressd runs as "
-		    "uid %u): it writes %s", (unsigned)geteuid(), path);
+		BAD("sync", "sync drop-host-caches needs root (stressd runs as "
+		    "uid %u): it writes %s; sync drop-caches evicts the run's "
+		    "own files without root", (unsigned)geteuid(), path);
 	sync();
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		BAD("sync", "sync drop-caches: %s: %s", path, strerror(errno));
+		BAD("sync", "sync drop-host-caches: %s: %s", path,
+		    strerror(errno));
 	if (write(fd, "3\n", 2) != 2) {
 		int e = errno;
 
 		close(fd);
-		BAD("sync", "sync drop-caches: writing %s: %s", path,
+		BAD("sync", "sync drop-host-caches: writing %s: %s", path,
 		    strerror(e));
 	}
 	close(fd);
-	log_info("run %u: sync drop-caches: synced and dropped the page "
-	    "cache (3 > %s)", r->id, path);
+	r->cold.host = true;
+	r->cold.seconds = util_now() - t0;
+	return 0;
+fail:
+	return -1;
+}
+
+/* The eviction's line in the log; the record has it from here on. */
+static void
+cold_done(struct run *r)
+{
+	char line[1400];
+	const char *mode = r->cold.host ? "drop-host-caches" : "drop-caches";
+
+	r->have_cold = true;
+	evict_summary(&r->cold, line, sizeof(line));
+	if (r->cold.failed > 0)
+		log_warnx("run %u: sync %s: %s", r->id, mode, line);
+	else
+		log_info("run %u: sync %s: %s", r->id, mode, line);
+}
+
+static void
+evict_pass(struct run *r)
+{
+	evict_dir_files(r->dir.fd, &r->p, &r->setup.busy, &r->setup.cancel,
+	    &r->cold);
+}
+
+/* sync=drop-caches: the run's own files written back and evicted
+ * (evict.h), now or, when files are to be created before the load, once
+ * they are (runsetup_cold_ready); drop-host-caches: the host-wide drop. */
+static int
+cold_cache(struct run *r, const char **field, char *err, size_t errlen)
+{
+	if (r->p.sync == KNOBS_SYNC_DROP_HOST_CACHES) {
+		if (drop_host_caches(r, field, err, errlen) == -1)
+			return -1;
+	} else if (r->dir.fd < 0)
+		BAD("sync", "sync drop-caches evicts the run's files from this "
+		    "host's page cache: with target %s they are on rrdcached's "
+		    "host", r->p.target);
+	else if (!r->p.queue_creates && r->missing > 0) {
+		r->cold_after_creates = true;
+		return 0;
+	} else
+		evict_pass(r);
+	cold_done(r);
 	return 0;
 fail:
 	return -1;
@@ -360,9 +413,12 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "target";
 		return -1;
 	}
-	/* After the scan, which read every reused file's header. */
-	if (r->p.sync == KNOBS_SYNC_DROP_CACHES &&
-	    drop_caches(r, field, err, errlen) == -1)
+	/* After the scan, which read every reused file's header (creates
+	 * before the load defer the eviction until they are done; queued
+	 * ones are written during the load, hot). */
+	if ((r->p.sync == KNOBS_SYNC_DROP_CACHES ||
+	    r->p.sync == KNOBS_SYNC_DROP_HOST_CACHES) &&
+	    cold_cache(r, field, err, errlen) == -1)
 		return -1;
 
 	snprintf(r->run_dir, sizeof(r->run_dir), "%s/runs/%u", r->state_dir,
@@ -404,6 +460,52 @@ setup_main(void *arg)
 	cpustat_thread_exit();
 	atomic_store(&r->setup.done, true);
 	return NULL;
+}
+
+static void *
+evict_main(void *arg)
+{
+	struct run *r = arg;
+
+	evict_pass(r);
+	atomic_store(&r->setup.busy, 0);
+	cpustat_thread_exit();
+	atomic_store(&r->setup.done, true);
+	return NULL;
+}
+
+bool
+runsetup_cold_ready(struct run *r, bool cancel)
+{
+	if (!r->cold_after_creates)
+		return true;
+	if (cancel)
+		atomic_store(&r->setup.cancel, true);
+	if (!r->setup.joinable) {
+		if (cancel) {	/* stopped before the creates were done */
+			r->cold_after_creates = false;
+			return true;
+		}
+		log_info("run %u: files created; evicting them before the "
+		    "load", r->id);
+		atomic_store(&r->setup.done, false);
+		atomic_store(&r->setup.busy, writer_busy_now());
+		if (pthread_create(&r->setup.thread, NULL, evict_main, r) == 0) {
+			r->setup.joinable = true;
+			pthread_setname_np(r->setup.thread, "run-evict");
+			return false;
+		}
+		evict_pass(r);	/* no thread: here, blocking, once */
+		atomic_store(&r->setup.busy, 0);
+	} else if (!atomic_load(&r->setup.done))
+		return false;
+	else {
+		pthread_join(r->setup.thread, NULL);
+		r->setup.joinable = false;
+	}
+	r->cold_after_creates = false;
+	cold_done(r);
+	return true;
 }
 
 int

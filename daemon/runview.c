@@ -61,6 +61,7 @@ report_input_of(struct run *r, struct report_input *in,
 	in->update_call = r->lat.call_copy;
 	in->fdatasync = r->lat.fsync_copy;
 	in->mount = r->have_mount ? &r->mount : NULL;
+	in->cold_cache = r->have_cold ? &r->cold : NULL;
 	in->errors = msgs;
 	in->run_dir = r->run_dir;
 	in->cpu_start = &r->cpu0;

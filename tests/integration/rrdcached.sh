@@ -155,7 +155,8 @@ assert_eq "$(rrd_sum "$(rrd_scan "$T/tcp/sub" 20 10)")" 2000 \
 assert_eq "$(jq -r .target.fs_type "$STATE/runs/$(jget "$s" run_id)/report.json")" \
     null "tcp: no file system recorded for a remote target"
 
-# ---- refused: bad targets, an rrdcached that is not there, sync data
+# ---- refused: bad targets, an rrdcached that is not there, sync data,
+# sync drop-caches over TCP (the files may be on another host)
 expect_target_error() {
 	local what=$1 out rc=0
 	shift
@@ -169,6 +170,8 @@ FIELD=target expect_target_error "no address" --target rrdcached:
 FIELD=target expect_target_error "nobody listening" \
     --target "rrdcached:unix:$T/nope.sock"
 FIELD=sync expect_target_error "sync data" --target "$TARGET" --sync data
+FIELD="rrdcached's host" expect_target_error "sync drop-caches over TCP" \
+    --target "rrdcached:localhost:$port" --sync drop-caches
 # the daemon refuses what stressctl would have: a raw request
 out=$(rawreq '{"cmd":"start","args":{"dir":"'"$T"'/bad","files":1,"target":"rrdcached"}}')
 expect_error "$out" bad_argument target "raw bogus target"

@@ -3,8 +3,9 @@
 # The sync knob: with data every written batch is followed by one
 # fdatasync, timed in its own histogram (report.json latency_ms.fdatasync,
 # /metrics stressd_fdatasync_seconds); with none there is none; a bad
-# value is refused naming sync; drop-caches (root only) drops the page
-# cache before the load and says so in the daemon log.
+# value is refused naming sync; drop-host-caches (root only) drops the
+# host's page cache before the load and says so in the daemon log and in
+# report.json's cold_cache (drop-caches, the run's own files: coldcache.sh).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -73,22 +74,26 @@ assert_contains "$out" "--sync" "stressctl --sync bogus: message"
 assert_contains "$out" "drop-caches" "stressctl --sync bogus: message"
 r=$(rawreq '{"cmd":"start","id":1,"args":{"dir":"'"$T"'/bad","files":1,"sync":"bogus"}}')
 expect_error "$r" bad_argument sync "start with sync bogus"
-assert_contains "$(jget "$r" error.message)" "none, data or drop-caches" \
+assert_contains "$(jget "$r" error.message)" "none, data, drop-caches or drop-host-caches" \
     "start with sync bogus: message"
 r=$(rawreq '{"cmd":"start","id":2,"args":{"dir":"'"$T"'/bad","files":1,"sync":1}}')
 expect_error "$r" bad_argument sync "start with sync 1"
 
-# ---- drop-caches: root only
+# ---- drop-host-caches: root only
 if [ "$(id -u)" -ne 0 ]; then
-	log "SKIP drop-caches: not root"
+	log "SKIP drop-host-caches: not root"
 elif ! [ -w /proc/sys/vm/drop_caches ] ||
     ! (: >>/proc/sys/vm/drop_caches) 2>/dev/null; then
-	log "SKIP drop-caches: /proc/sys/vm/drop_caches is not writable"
+	log "SKIP drop-host-caches: /proc/sys/vm/drop_caches is not writable"
 else
-	run_sync drop-caches "$T/drop"
-	grep -q "run [0-9]*: sync drop-caches: synced and dropped the page cache" \
-	    "$DLOG" || fail "drop-caches: nothing about it in the daemon log"
+	run_sync drop-host-caches "$T/drop"
+	grep -q "run [0-9]*: sync drop-host-caches: synced and dropped the host's page cache" \
+	    "$DLOG" || fail "drop-host-caches: nothing about it in the daemon log"
 	assert_eq "$(jget "$rep" latency_ms.fdatasync.count)" 0 \
-	    "sync drop-caches: fdatasync count"
+	    "sync drop-host-caches: fdatasync count"
+	assert_eq "$(jget "$rep" cold_cache.method)" drop-host-caches \
+	    "sync drop-host-caches: cold_cache.method"
+	assert_eq "$(jget "$rep" cold_cache.files)" null \
+	    "sync drop-host-caches: cold_cache.files (not counted)"
 fi
 assert_alive

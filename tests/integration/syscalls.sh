@@ -3,8 +3,9 @@
 # stressd.service's SystemCallFilter= lets through every system call a
 # real daemon makes: stressd runs unprivileged under strace -f -c through
 # start-up, a run with sync=data, stats, report, runs, a /metrics scrape,
-# a reload, a refused drop-caches start, a stopped run and a SIGTERM
-# exit; each call it made must be in the set the unit's filter lines
+# a reload, a drop-caches run (the eviction of its files: fdatasync,
+# fadvise64, mincore), a refused drop-host-caches start, a stopped run
+# and a SIGTERM exit; each call it made must be in the set the unit's filter lines
 # allow, as systemd-analyze syscall-filter expands them.  (No systemd as
 # PID 1 is needed: the filter is what would fail a call with EPERM.)
 # Needs root, strace and systemd-analyze; skips under the sanitizers,
@@ -79,8 +80,13 @@ wait_run >/dev/null
 ctl report 1 >/dev/null
 ctl runs >/dev/null
 kill -HUP "$DPID"
-ctl start --dir "$A/cold" --files 1 --rra "$RRA" --sync drop-caches \
-    >/dev/null 2>&1 && fail "a drop-caches start was accepted"
+start_run --dir "$A/r1" --files 10 --max-updates 20 --update-time 0 \
+    --sync drop-caches --rra "$RRA" >/dev/null
+wait_run >/dev/null
+grep -q "run 2: sync drop-caches: wrote back and evicted 10 files" "$DLOG" ||
+    fail "run 2 evicted no files: $(grep 'run 2' "$DLOG")"
+ctl start --dir "$A/cold" --files 1 --rra "$RRA" --sync drop-host-caches \
+    >/dev/null 2>&1 && fail "a drop-host-caches start was accepted"
 start_run --dir "$A/r2" --files 10 --max-updates 1000000 --update-time 600 \
     --threads 1 --write-threads 1 --rra "$RRA" >/dev/null
 ctl stop >/dev/null

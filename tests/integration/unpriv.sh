@@ -6,7 +6,7 @@
 # It makes its socket with the configured group (its own) and mode; a
 # member of that group drives a short real run whose files rrdtool reads
 # back and whose record (report, stress.log) is whole; root can always
-# stop it; `--sync drop-caches` is refused with a clear reason; and a
+# stop it; `--sync drop-host-caches` is refused with a clear reason; and a
 # socket_group the daemon is not in stops it at start with a message that
 # says why.  Needs root (to become nobody); skips otherwise.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -76,13 +76,15 @@ jq -e . "$STATE/runs/1/report.json" >/dev/null ||
 grep -q '^# run 1 ' "$STATE/runs/1/stress.log" ||
     fail "stress.log has no run header: $(head -3 "$STATE/runs/1/stress.log")"
 
-# Cold caches need root: refused, saying so.
+# The host-wide drop needs root: refused, saying so and what does not.
 rc=0
 out=$(member start --dir "$A/cold" --files 2 --rra "$RRA" \
-    --sync drop-caches 2>&1) || rc=$?
-[ "$rc" -ne 0 ] || fail "--sync drop-caches started under an unprivileged daemon"
-assert_contains "$out" "sync drop-caches needs root (stressd runs as uid $U)" \
-    "the drop-caches refusal"
+    --sync drop-host-caches 2>&1) || rc=$?
+[ "$rc" -ne 0 ] || fail "--sync drop-host-caches started under an unprivileged daemon"
+assert_contains "$out" "sync drop-host-caches needs root (stressd runs as uid $U)" \
+    "the drop-host-caches refusal"
+assert_contains "$out" "sync drop-caches evicts the run's own files without root" \
+    "the drop-host-caches refusal: the alternative"
 
 # Root may always stop a run.
 member start --dir "$A/long" --files 5 --max-updates 1000000 \
@@ -106,4 +108,4 @@ timeout 20 "${STRESSD_WRAPPER[@]}" --socket "$SOCK" --state-dir "$STATE" \
 grep -q "socket_group users: stressd runs as uid $U, which is not in that group" \
     "$DLOG" || fail "no clear reason for the refused socket_group: $(cat "$DLOG")"
 [ ! -e "$SOCK" ] || fail "a socket was left for the wrong group"
-log "ok: unprivileged daemon runs, records, refuses drop-caches and a foreign group"
+log "ok: unprivileged daemon runs, records, refuses drop-host-caches and a foreign group"

@@ -326,7 +326,7 @@ test_choice_list(void **state)
 
 	(void)state;
 	knobs_choice_list(knobs_find("sync"), buf, sizeof(buf));
-	assert_string_equal(buf, "none, data or drop-caches");
+	assert_string_equal(buf, "none, data, drop-caches or drop-host-caches");
 	assert_int_equal(knobs_choice_index(knobs_find("sync"), "data"), 1);
 	assert_int_equal(knobs_choice_index(knobs_find("sync"), "all"), -1);
 }
