@@ -41,7 +41,7 @@ A=$T/srv
 mkdir -p "$A"
 if ! evictable "$A"; then
 	A=$(mktemp -d /var/tmp/stressd-coldcache.XXXXXX)
-	trap 'rc=$?; rm -rf "$A"; (exit $rc); cleanup' EXIT
+	CLEANUP_HOOKS+=('rm -rf "$A"')
 	evictable "$A" || skip "neither $T nor /var/tmp lets go of evicted pages"
 	log "$T keeps evicted pages (tmpfs?): the run's files are in $A"
 fi

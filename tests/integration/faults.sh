@@ -28,7 +28,7 @@ umount_all() {
 		umount -l "$m" 2>/dev/null
 	done
 }
-trap 'rc=$?; umount_all; (exit $rc); cleanup' EXIT
+CLEANUP_HOOKS+=(umount_all)
 
 KINDS=connection,corrupt,denied,locked,missing,no_space,other,permission,read_only
 head -c 65536 /dev/urandom >"$T/garbage"

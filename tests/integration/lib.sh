@@ -86,6 +86,9 @@ DLOG=$T/stressd.log
 DPID=
 HELPER_PIDS=()
 IMMUTABLE=()		# paths made chattr +i by a test; undone at exit
+# Commands a test adds (CLEANUP_HOOKS+=(umount_all)): run at exit once the
+# daemon is gone, before $T is removed, whether the test passed or not.
+CLEANUP_HOOKS=()
 # Work inside $T: nothing a test or a misbehaving daemon does with a
 # relative path lands in the build tree.
 cd "$T"
@@ -139,6 +142,9 @@ cleanup() {
 	fi
 	for p in "${IMMUTABLE[@]}"; do
 		chattr -i "$p" 2>/dev/null
+	done
+	for p in "${CLEANUP_HOOKS[@]}"; do
+		eval "$p"
 	done
 	cd /
 	if [ "${KEEP_TMP:-0}" = 1 ]; then

@@ -27,9 +27,7 @@ umount_all() {
 	done
 }
 # Before lib.sh's cleanup removes $T: nothing bound into it survives.
-# errexit and the ERR trap off first: (exit $rc) hands cleanup the
-# status, and a failed test must still be cleaned up.
-trap 'rc=$?; trap - ERR; set +e; umount_all; (exit $rc); cleanup' EXIT
+CLEANUP_HOOKS+=(umount_all)
 mnt() { mount "$@"; MOUNTS+=("${!#}"); }
 bind_ro() { mnt --bind "$1" "$2"; mount -o remount,bind,ro "$2"; }
 
