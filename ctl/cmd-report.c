@@ -342,7 +342,13 @@ report_text(json_object *rep)
 	d = jpath_text(rep, "counters.creates_completed", NULL);
 	e = jpath_text(rep, "counters.discarded", NULL);
 	printf("  %s updates completed, %s failed, %s dropped, %s discarded; "
-	    "%s creates\n", a, b, c, e, d);
+	    "%s creates", a, b, c, e, d);
+	free(e);
+	/* A record made before creates_discarded was counted has none. */
+	e = jpath_text(rep, "counters.creates_discarded", NULL);
+	if (jpath_num(rep, "counters.creates_discarded", &v))
+		printf(", %s discarded", e);
+	putchar('\n');
 	free(a);
 	free(b);
 	free(c);

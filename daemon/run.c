@@ -297,6 +297,21 @@ run_target_dir(const struct run *r)
 	return r->p.dir;
 }
 
+/* Every discard is in the reason with what it threw away (the reason
+ * says why: the stop, the shutdown, the failure). */
+static void
+note_discards(struct run *r)
+{
+	size_t len = strlen(r->reason);
+
+	if (r->final.discarded == 0 && r->final.creates_discarded == 0)
+		return;
+	snprintf(r->reason + len, sizeof(r->reason) - len, "%sdiscarded %llu "
+	    "update values and %llu queued creates", len > 0 ? "; " : "",
+	    (unsigned long long)r->final.discarded,
+	    (unsigned long long)r->final.creates_discarded);
+}
+
 static void
 finish(struct run *r, enum run_state final)
 {
@@ -317,6 +332,7 @@ finish(struct run *r, enum run_state final)
 	cpustat_read(&r->cpu1);
 	cpustat_close();
 	run_snapshot(r, &r->final);
+	note_discards(r);
 	stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
 	    r->reason[0] ? ": " : "", r->reason);
@@ -432,6 +448,9 @@ run_stop(struct run *r, bool drain, const char *why)
 	r->stop_requested = true;
 	/* A second stop may make a drain a discard, never the reverse. */
 	r->discard |= !drain;
+	if (why == NULL && !r->failed)
+		snprintf(r->reason, sizeof(r->reason), "stopped by a client's "
+		    "stop%s", r->discard ? " --no-drain" : " (queue drained)");
 	if (why != NULL) {
 		/* A failed run keeps its reason: the shutdown is not why. */
 		if (!r->failed)

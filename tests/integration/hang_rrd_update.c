@@ -1,7 +1,9 @@
 /* Test shim, preloaded by tests/integration/watchdog.sh and drain.sh:
  * rrd_update_r on files under $STRESSD_TEST_HANG_DIR sleeps 30 s first,
  * standing in for a writer stuck inside librrd, and every call sleeps
- * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
+ * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk;
+ * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (discard.sh:
+ * a create phase long enough to be stopped in).
  * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
  * run's directory: the directory is matched on what N names.
  * Built by the test with cc -shared. */
@@ -9,9 +11,11 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int	rrd_update_r(const char *, const char *, int, const char **);
+int	rrd_create_r(const char *, unsigned long, time_t, int, const char **);
 
 int
 rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
@@ -35,4 +39,19 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 	if (slow != NULL && *slow != '\0')
 		usleep((useconds_t)strtoul(slow, NULL, 10));
 	return real(file, tmpl, argc, argv);
+}
+
+int
+rrd_create_r(const char *file, unsigned long step, time_t last_up, int argc,
+    const char **argv)
+{
+	static int (*real)(const char *, unsigned long, time_t, int,
+	    const char **);
+	const char *slow = getenv("STRESSD_TEST_SLOW_CREATE_US");
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "rrd_create_r");
+	if (slow != NULL && *slow != '\0')
+		usleep((useconds_t)strtoul(slow, NULL, 10));
+	return real(file, step, last_up, argc, argv);
 }
