@@ -37,6 +37,16 @@ run_state_name(enum run_state s)
 	return names[s];
 }
 
+/* Every change of a run's phase goes through here (--log-level debug). */
+static void
+set_phase(struct run *r, enum run_state s)
+{
+	if (r->state != s)
+		log_debug("run %u: phase %s -> %s", r->id,
+		    run_state_name(r->state), run_state_name(s));
+	r->state = s;
+}
+
 /* ------------------------------------------------------------ hooks */
 
 /* Keep and log one of the run's first RUN_ERRORS_KEPT messages; later ones
@@ -133,11 +143,11 @@ start_load(struct run *r)
 	if (r->lg == NULL) {
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot start generator threads");
-		r->state = RUN_DRAINING;
+		set_phase(r, RUN_DRAINING);
 		r->failed = true;
 		return;
 	}
-	r->state = RUN_RUNNING;
+	set_phase(r, RUN_RUNNING);
 	log_info("run %u: running; generator threads: %llu", r->id,
 	    (unsigned long long)r->p.threads);
 }
@@ -342,7 +352,7 @@ finish(struct run *r, enum run_state final)
 	r->q = NULL;
 	r->end_mono = util_now();
 	r->end_wall = time(NULL);
-	r->state = final;
+	set_phase(r, final);
 	runview_write_report(r);
 	log_info("run %u %s: %llu updates completed, %llu failed, %llu "
 	    "dropped, %llu errors%s%s", r->id, run_state_name(final),
@@ -423,7 +433,7 @@ run_tick(struct run *r)
 		return false;
 	case RUN_RUNNING:
 		if (loadgen_finished(r->lg))
-			r->state = RUN_DRAINING;
+			set_phase(r, RUN_DRAINING);
 		return false;
 	case RUN_DRAINING:
 		if (r->discard)
@@ -467,7 +477,7 @@ run_stop(struct run *r, bool drain, const char *why)
 		loadgen_stop(r->lg);
 	if (!drain)
 		queue_discard(r->q);
-	r->state = RUN_DRAINING;
+	set_phase(r, RUN_DRAINING);
 	log_info("run %u: stopping, %s", r->id,
 	    r->discard ? "discarding the queue" : "draining the queue");
 }
