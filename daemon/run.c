@@ -462,8 +462,9 @@ run_stop(struct run *r, bool drain, const char *why)
 		snprintf(r->reason, sizeof(r->reason), "stopped by a client's "
 		    "stop%s", r->discard ? " --no-drain" : " (queue drained)");
 	if (why != NULL) {
-		/* A failed run keeps its reason: the shutdown is not why. */
-		if (!r->failed)
+		/* A failed run keeps its reason: the shutdown is not why;
+		 * nor does a draining shutdown after a discard say why. */
+		if (!r->failed && !(drain && r->discard))
 			snprintf(r->reason, sizeof(r->reason), "%s", why);
 		if (!drain && !r->shutdown_discard) {
 			struct queue_counters c;

@@ -9,6 +9,7 @@
 #                     + creates_discarded
 # in stats, report.json and /metrics; the reason is in stats, report.json
 # and stress.log's last line; the files on disk are the creates completed.
+# A shutdown that comes while a no-drain stop ends keeps the stop's reason.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -101,4 +102,24 @@ assert_num "$(jnum "$s" discarded)" '>' 0 "stop while running: discarded"
 check_record "$s" 2 "$D" "stop while running"
 log "while running: $(jnum "$s" creates_queued) creates queued, $(jnum "$s" creates_discarded) discarded: $(jget "$s" reason)"
 assert_alive "stop --no-drain"
+stop_daemon TERM 30
+
+# ---- 3. a shutdown while a no-drain stop waits for its writer keeps the
+# stop's reason: the queue was discarded, not drained
+# 3 s a call: the writer holds its batch while stop and SIGTERM come
+LD_PRELOAD=$PRELOAD STRESSD_TEST_SLOW_US=3000000 start_daemon
+start_run --dir "$T/slow" --files 10 --threads 1 --write-threads 1 \
+    --max-updates 100000 --update-time 0 --rra "$RRA" >/dev/null
+wait_for_stats '.in_flight > 0 and .total_operations_pending > 0' 30 >/dev/null
+ctl stop --no-drain --no-wait >/dev/null
+stop_daemon TERM 30
+rep=$(cat "$STATE/runs/3/report.json")
+assert_eq "$(jget "$rep" state)" stopped "stop then SIGTERM: state"
+reason=$(jget "$rep" reason)
+assert_contains "$reason" "stop --no-drain" "stop then SIGTERM: reason"
+assert_contains "$reason" "$(jget "$rep" counters.discarded) update values" \
+    "stop then SIGTERM: reason counts the values"
+case $reason in
+*drained*) fail "stop then SIGTERM: the reason says drained: $reason" ;;
+esac
 log "PASS"
