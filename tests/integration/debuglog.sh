@@ -52,7 +52,7 @@ access_lines 660
 start_run --dir "$A/d" --files "$FILES" --threads 2 --write-threads 2 \
     --max-updates 100000 --update-time 0 --rra "$RRA" >/dev/null
 s=$(wait_run)
-assert_eq "$(jget "$s" state)" done "run 1"
+assert_eq "$(jget "$s" state)" 'done' "run 1"
 for re in "run 1: setup done in [0-9.]+ s" \
     "run 1: files: $FILES, 0 reused, $FILES to create \(queued before each file's first update\), 0 refused" \
     "run 1: layout: step=300 " "run 1: sync none" \
@@ -76,7 +76,7 @@ start_run --dir "$A/d" --files "$FILES" --threads 2 --write-threads 2 \
     --max-updates 2000 --update-time 0 --rra "$RRA" --sync data \
     --no-queue-creates >/dev/null
 s=$(wait_run)
-assert_eq "$(jget "$s" state)" done "run 2"
+assert_eq "$(jget "$s" state)" 'done' "run 2"
 for re in "run 2: files: $FILES, $FILES reused, 0 to create" "run 2: sync data" \
     "run 2: phase creating -> running"; do
 	grep -qE "$re" "$DLOG" || fail "no debug line '$re'"
