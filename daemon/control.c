@@ -558,6 +558,7 @@ control_group_of(int fd)
 	socklen_t len = sizeof(sun);
 	struct stat st;
 	struct group *gr;
+	char tail[256];
 
 	memset(&sun, 0, sizeof(sun));
 	if (getsockname(fd, (struct sockaddr *)&sun, &len) == -1 ||
@@ -566,6 +567,7 @@ control_group_of(int fd)
 		    "and uid %ld may start and stop runs", (long)geteuid());
 		return;
 	}
+	ctlsocket_log_access(sun.sun_path, &st, tail, sizeof(tail));
 	if (!idmap_gid_mapped(st.st_gid)) {
 		log_warnx("the control socket's group (gid %ld here) is not "
 		    "mapped in stressd's user namespace (PrivateUsers=?): only "
@@ -580,7 +582,7 @@ control_group_of(int fd)
 	else
 		snprintf(ctl_group, sizeof(ctl_group), "%ld", (long)st.st_gid);
 	log_info("root, uid %ld and members of group %s may start and stop "
-	    "runs; others may only read", (long)geteuid(), ctl_group);
+	    "runs%s", (long)geteuid(), ctl_group, tail);
 }
 
 int

@@ -4,6 +4,7 @@
  * still the one made. */
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,4 +156,48 @@ ctlsocket_unlink(void)
 	    st.st_ino == sock_st.st_ino &&
 	    st.st_dev == sock_st.st_dev)
 		unlink(sock_path);
+}
+
+void
+ctlsocket_log_access(const char *path, const struct stat *st, char *tail,
+    size_t len)
+{
+	struct passwd *pw = getpwuid(st->st_uid);
+	struct group *gr = getgrgid(st->st_gid);
+	char owner[64], group[64], who[256];
+	/* connect(2) on a Unix socket needs write permission on its file */
+	bool u = st->st_mode & S_IWUSR, g = st->st_mode & S_IWGRP,
+	    o = st->st_mode & S_IWOTH;
+	bool other_owner = st->st_uid != 0 && st->st_uid != geteuid();
+
+	if (pw != NULL)
+		snprintf(owner, sizeof(owner), "%s", pw->pw_name);
+	else
+		snprintf(owner, sizeof(owner), "%ld", (long)st->st_uid);
+	if (gr != NULL)
+		snprintf(group, sizeof(group), "%s", gr->gr_name);
+	else
+		snprintf(group, sizeof(group), "%ld", (long)st->st_gid);
+	if (o)
+		snprintf(who, sizeof(who), "anyone");
+	else
+		snprintf(who, sizeof(who), "root%s%s%s%s and no one else",
+		    u && st->st_uid != 0 ? ", user " : "",
+		    u && st->st_uid != 0 ? owner : "",
+		    g ? ", members of group " : "", g ? group : "");
+	log_info("control socket %s: mode %04o, owner %s, group %s; who can "
+	    "connect: %s", path, (unsigned)(st->st_mode & 07777), owner,
+	    group, who);
+	if (o)
+		snprintf(tail, len, "; anyone else who connects may only read");
+	else if (!g)
+		snprintf(tail, len, "; but mode %04o lets no one connect but "
+		    "root%s%s", (unsigned)(st->st_mode & 07777),
+		    u && st->st_uid != 0 ? " and user " : "",
+		    u && st->st_uid != 0 ? owner : "");
+	else if (u && other_owner)
+		snprintf(tail, len, "; user %s, the socket's owner, may connect "
+		    "and, outside that group, only read", owner);
+	else
+		snprintf(tail, len, "; no one else can connect");
 }

@@ -431,6 +431,7 @@ queue_discard(struct queue *q)
 		if (qf->create_pending && !qf->reserved) {
 			qf->create_pending = 0;
 			q->c.creates_pending--;
+			q->c.creates_discarded++;
 		}
 		if (count == 0)
 			continue;

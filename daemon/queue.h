@@ -64,6 +64,11 @@ struct queue_counters {
 	uint64_t	dequeued_items;
 	uint64_t	creates_completed;
 	uint64_t	creates_failed;
+	/* creates_queued == creates_completed + creates_failed +
+	 * creates_pending + creates_discarded, exactly, in every snapshot */
+	uint64_t	creates_queued;
+	uint64_t	creates_discarded;	/* queued, then thrown away
+						   unmade (as discarded) */
 	uint64_t	updates_completed;
 	uint64_t	updates_failed;
 	uint64_t	update_calls;	/* rrd_update_r calls (a batch over the
@@ -169,7 +174,8 @@ uint64_t queue_done(struct queue *q, struct queue_batch *b,
 void	queue_direct_begin(struct queue *q, uint32_t file, uint32_t n,
 	    queue_value_fn fn, void *ctx, struct queue_batch *b);
 
-/* Drop every pending update (stop --no-drain); returns how many. */
+/* Drop every pending update and queued create (stop --no-drain; counted
+ * in discarded and creates_discarded); returns the updates dropped. */
 uint64_t queue_discard(struct queue *q);
 /* Wake every blocked writer (and, as queue_halt, every waiting
  * producer); queue_take returns false once empty. */

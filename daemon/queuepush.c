@@ -13,6 +13,7 @@ queue_create_locked(struct queue *q, struct qfile *qf)
 {
 	qf->create_pending = 1;
 	q->c.creates_pending++;
+	q->c.creates_queued++;
 }
 
 /* Would one more value of this kind pass a high-water mark? */

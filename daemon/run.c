@@ -37,6 +37,16 @@ run_state_name(enum run_state s)
 	return names[s];
 }
 
+/* Every change of a run's phase goes through here (--log-level debug). */
+static void
+set_phase(struct run *r, enum run_state s)
+{
+	if (r->state != s)
+		log_debug("run %u: phase %s -> %s", r->id,
+		    run_state_name(r->state), run_state_name(s));
+	r->state = s;
+}
+
 /* ------------------------------------------------------------ hooks */
 
 /* Keep and log one of the run's first RUN_ERRORS_KEPT messages; later ones
@@ -133,11 +143,11 @@ start_load(struct run *r)
 	if (r->lg == NULL) {
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot start generator threads");
-		r->state = RUN_DRAINING;
+		set_phase(r, RUN_DRAINING);
 		r->failed = true;
 		return;
 	}
-	r->state = RUN_RUNNING;
+	set_phase(r, RUN_RUNNING);
 	log_info("run %u: running; generator threads: %llu", r->id,
 	    (unsigned long long)r->p.threads);
 }
@@ -297,6 +307,21 @@ run_target_dir(const struct run *r)
 	return r->p.dir;
 }
 
+/* Every discard is in the reason with what it threw away (the reason
+ * says why: the stop, the shutdown, the failure). */
+static void
+note_discards(struct run *r)
+{
+	size_t len = strlen(r->reason);
+
+	if (r->final.discarded == 0 && r->final.creates_discarded == 0)
+		return;
+	snprintf(r->reason + len, sizeof(r->reason) - len, "%sdiscarded %llu "
+	    "update values and %llu queued creates", len > 0 ? "; " : "",
+	    (unsigned long long)r->final.discarded,
+	    (unsigned long long)r->final.creates_discarded);
+}
+
 static void
 finish(struct run *r, enum run_state final)
 {
@@ -317,6 +342,7 @@ finish(struct run *r, enum run_state final)
 	cpustat_read(&r->cpu1);
 	cpustat_close();
 	run_snapshot(r, &r->final);
+	note_discards(r);
 	stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
 	    r->reason[0] ? ": " : "", r->reason);
@@ -326,7 +352,7 @@ finish(struct run *r, enum run_state final)
 	r->q = NULL;
 	r->end_mono = util_now();
 	r->end_wall = time(NULL);
-	r->state = final;
+	set_phase(r, final);
 	runview_write_report(r);
 	log_info("run %u %s: %llu updates completed, %llu failed, %llu "
 	    "dropped, %llu errors%s%s", r->id, run_state_name(final),
@@ -410,7 +436,7 @@ run_tick(struct run *r)
 		return false;
 	case RUN_RUNNING:
 		if (loadgen_finished(r->lg))
-			r->state = RUN_DRAINING;
+			set_phase(r, RUN_DRAINING);
 		return false;
 	case RUN_DRAINING:
 		if (r->discard)
@@ -438,9 +464,13 @@ run_stop(struct run *r, bool drain, const char *why)
 	r->stop_requested = true;
 	/* A second stop may make a drain a discard, never the reverse. */
 	r->discard |= !drain;
+	if (why == NULL && !r->failed)
+		snprintf(r->reason, sizeof(r->reason), "stopped by a client's "
+		    "stop%s", r->discard ? " --no-drain" : " (queue drained)");
 	if (why != NULL) {
-		/* A failed run keeps its reason: the shutdown is not why. */
-		if (!r->failed)
+		/* A failed run keeps its reason: the shutdown is not why;
+		 * nor does a draining shutdown after a discard say why. */
+		if (!r->failed && !(drain && r->discard))
 			snprintf(r->reason, sizeof(r->reason), "%s", why);
 		if (!drain && !r->shutdown_discard) {
 			struct queue_counters c;
@@ -454,7 +484,7 @@ run_stop(struct run *r, bool drain, const char *why)
 		loadgen_stop(r->lg);
 	if (!drain)
 		queue_discard(r->q);
-	r->state = RUN_DRAINING;
+	set_phase(r, RUN_DRAINING);
 	log_info("run %u: stopping, %s", r->id,
 	    r->discard ? "discarding the queue" : "draining the queue");
 }

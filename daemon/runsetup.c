@@ -185,6 +185,11 @@ found:
 	if (refused > 0)
 		log_warnx("run %u: %llu files refused (not regular files)",
 		    r->id, (unsigned long long)refused);
+	log_debug("run %u: files: %llu, %llu reused, %llu to create (%s), "
+	    "%llu refused", r->id, (unsigned long long)r->p.files,
+	    (unsigned long long)reused, (unsigned long long)r->missing,
+	    r->p.queue_creates ? "queued before each file's first update" :
+	    "all before the load", (unsigned long long)refused);
 	return 0;
 fail:
 	if (fd >= 0)
@@ -352,6 +357,7 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 {
 	struct queue_config qc;
 	char layout[8192];
+	size_t len;
 	const char *cc_addr = knobs_rrdcached_addr(&r->p);
 	/* An rrdcached on a Unix socket runs here and shares our view of
 	 * the directory; one on TCP may be on another host. */
@@ -379,6 +385,9 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	if ((local && make_dirs(r, field, err, errlen) == -1) ||
 	    probe_layout(r, layout, sizeof(layout), field, err, errlen) == -1)
 		return -1;
+	len = strlen(layout);	/* less the blank after its last key */
+	log_debug("run %u: layout: %.*s", r->id, (int)(len > 0 &&
+	    layout[len - 1] == ' ' ? len - 1 : len), layout);
 	/* The filesystem under test, for the record. */
 	if (!local)
 		log_info("run %u: dir %s is on the rrdcached host; its "
@@ -413,6 +422,8 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "target";
 		return -1;
 	}
+	log_debug("run %u: sync %s", r->id,
+	    knobs_choices(knobs_find("sync"))[r->p.sync]);
 	/* After the scan, which read every reused file's header (creates
 	 * before the load defer the eviction until they are done; queued
 	 * ones are written during the load, hot). */
@@ -450,12 +461,15 @@ static void *
 setup_main(void *arg)
 {
 	struct run *r = arg;
+	double t0 = util_now();
 
 	/* Setup calls librrd too (probe, rrd_info of reused files): the
 	 * watchdog must see it hang. */
 	atomic_store(&r->setup.busy, writer_busy_now());
 	r->setup.rc = setup(r, &r->setup.field, r->setup.err,
 	    sizeof(r->setup.err));
+	log_debug("run %u: setup %s in %.3f s", r->id, r->setup.rc == 0 ?
+	    "done" : "failed", util_now() - t0);
 	atomic_store(&r->setup.busy, 0);
 	cpustat_thread_exit();
 	atomic_store(&r->setup.done, true);
@@ -515,5 +529,7 @@ runsetup_start(struct run *r)
 		return -1;
 	r->setup.joinable = true;
 	pthread_setname_np(r->setup.thread, "run-setup");
+	log_debug("run %u: setup started (phase %s)", r->id,
+	    run_state_name(r->state));
 	return 0;
 }

@@ -67,6 +67,11 @@ const struct stats_counter stats_counters[] = {
 	    .log_name = "createsCompleted", .log_line = 2, .csv_col = 11 },
 	{ ROW(creates_failed, C, "creates_failed_total",
 	    "RRD file creates that failed") },
+	{ ROW(creates_queued, C, "creates_queued_total",
+	    "RRD file creates queued") },
+	{ ROW(creates_discarded, C, "creates_discarded_total",
+	    "queued creates thrown away unmade (stop without drain, drain "
+	    "timeout, failed run)") },
 	{ ROW(updates_completed, C, "updates_completed_total",
 	    "values written"),
 	    .log_name = "updatesCompleted", .log_line = 2, .csv_col = 9,

@@ -221,6 +221,30 @@ put_value(char *out, double v)
 static void write_file(struct writer_ctx *, const struct queue_batch *,
     struct queue_result *);
 
+/* Slow calls, counted over every writer of the process; the last line's
+ * time in ns (0: none yet) rate-limits their log lines. */
+static atomic_uint_fast64_t	slow_calls, slow_logged_ns;
+
+/* A call that took from t0 to t1 (monotonic s): log it if slow, unless
+ * another writer did so within WRITER_SLOW_LOG_S. */
+static void
+note_slow(const char *what, const char *path, double t0, double t1)
+{
+	uint64_t n, last, now = (uint64_t)(t1 * 1e9);
+
+	if ((t1 - t0) * 1e3 < WRITER_SLOW_CALL_MS)
+		return;
+	n = atomic_fetch_add(&slow_calls, 1) + 1;
+	last = atomic_load(&slow_logged_ns);
+	if ((last != 0 && now - last < (uint64_t)WRITER_SLOW_LOG_S * 1000000000) ||
+	    !atomic_compare_exchange_strong(&slow_logged_ns, &last, now))
+		return;
+	log_debug("slow %s on %s: %.0f ms (%llu calls over %d ms since "
+	    "stressd started; at most one such line every %d s)", what, path,
+	    (t1 - t0) * 1e3, (unsigned long long)n, WRITER_SLOW_CALL_MS,
+	    WRITER_SLOW_LOG_S);
+}
+
 /*
  * sync=data: make the batch disk-visible, since librrd only writes to the
  * page cache.  fdatasync works on a read-only descriptor (Linux checks no
@@ -234,7 +258,7 @@ sync_file(struct writer_ctx *w, const char *target)
 {
 	const struct writer_hooks *h = w->hooks;
 	char err[4400];
-	double t0 = util_now();
+	double t0 = util_now(), t1;
 	int fd, rc = 0;
 
 	if ((fd = open(target, O_RDONLY | O_CLOEXEC)) == -1) {
@@ -249,8 +273,10 @@ sync_file(struct writer_ctx *w, const char *target)
 		}
 		close(fd);
 	}
+	t1 = util_now();
+	note_slow("fdatasync", w->path, t0, t1);
 	if (h != NULL && h->sync_time != NULL)
-		h->sync_time(h->arg, (uint64_t)((util_now() - t0) * 1e9),
+		h->sync_time(h->arg, (uint64_t)((t1 - t0) * 1e9),
 		    rc == -1 ? err : NULL);
 }
 
@@ -390,7 +416,7 @@ write_updates(struct writer_ctx *w, const struct queue_batch *b,
 	const struct stress_params *p = w->p;
 	struct queue_iter it;
 	uint64_t k = b->first_k, left = b->count;
-	double t0;
+	double t0, t1;
 	int rc, done;
 
 	queue_iter_init(&it, b);
@@ -416,9 +442,12 @@ write_updates(struct writer_ctx *w, const struct queue_batch *b,
 		res->calls++;
 		t0 = util_now();
 		rc = update_call(w, target, (int)n, &done);
+		t1 = util_now();
+		note_slow(w->sink == &librrd_sink ? "rrd_update_r" :
+		    "rrdcached update", w->path, t0, t1);
 		if (w->hooks != NULL && w->hooks->call_time != NULL)
 			w->hooks->call_time(w->hooks->arg,
-			    (uint64_t)((util_now() - t0) * 1e9));
+			    (uint64_t)((t1 - t0) * 1e9));
 		res->written += (uint64_t)done;
 		if (rc != 0) {
 			res->failed_calls = 1;
@@ -517,6 +546,7 @@ writer_pool_start(struct queue *q, const struct stress_params *p,
 		snprintf(name, sizeof(name), "writer-%u", wp->n);
 		pthread_setname_np(wp->threads[wp->n], name);
 	}
+	log_debug("writer pool: %u writer threads started", wp->n);
 	return wp;
 fail:
 	/* The writers already started must not work off the queue (creates
@@ -561,6 +591,8 @@ writer_pool_join(struct writer_pool *wp)
 		return;
 	for (unsigned i = 0; i < wp->n; i++)
 		pthread_join(wp->threads[i], NULL);
+	if (wp->n > 0)
+		log_debug("writer pool: %u writer threads stopped", wp->n);
 	free(wp->threads);
 	free(wp->busy);
 	free(wp);

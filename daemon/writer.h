@@ -19,6 +19,10 @@
  * for one file in any run below a 10000-deep queue per file.
  */
 #define WRITER_MAX_VALUES_PER_CALL	10000
+/* --log-level debug: an update or fdatasync call slower than this is
+ * logged, at most one line every WRITER_SLOW_LOG_S (the first at once). */
+#define WRITER_SLOW_CALL_MS		100
+#define WRITER_SLOW_LOG_S		10
 
 /* What the writers tell their owner; any hook may be NULL. */
 struct writer_hooks {

@@ -4,8 +4,8 @@
  * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
  * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
  * run's directory: the directory is matched on what N names.
- * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (crash.sh: a
- * creating phase long enough to be killed in).
+ * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (crash.sh and
+ * discard.sh: a creating phase long enough to be killed or stopped in).
  * Built by the test with cc -shared. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

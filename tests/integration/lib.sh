@@ -342,7 +342,8 @@ assert_contains() {
 	esac
 }
 
-# check_invariants STATS_JSON LABEL: both conservation laws of DESIGN.md.
+# check_invariants STATS_JSON LABEL: both conservation laws of DESIGN.md,
+# and that of creates (README).
 check_invariants() {
 	local s=$1 what=$2 r
 	r=$(jq -r '
@@ -350,8 +351,11 @@ check_invariants() {
 	        error("\(k) missing or not a number") end);
 	    [n("offered"), n("enqueued"), n("dropped"), n("updates_completed"),
 	     n("updates_failed"), n("total_operations_pending"), n("in_flight"),
-	     n("discarded")]
-	    | if .[0] != .[1] + .[2] then
+	     n("discarded"), n("creates_queued"), n("creates_completed"),
+	     n("creates_failed"), n("creates_pending"), n("creates_discarded")]
+	    | if .[8] != .[9] + .[10] + .[11] + .[12] then
+	        "creates_queued \(.[8]) != creates_completed \(.[9]) + creates_failed \(.[10]) + creates_pending \(.[11]) + creates_discarded \(.[12])"
+	      elif .[0] != .[1] + .[2] then
 	        "offered \(.[0]) != enqueued \(.[1]) + dropped \(.[2])"
 	      elif .[1] != .[3] + .[4] + .[5] + .[6] + .[7] then
 	        "enqueued \(.[1]) != updates_completed \(.[3]) + updates_failed \(.[4]) + total_operations_pending \(.[5]) + in_flight \(.[6]) + discarded \(.[7])"

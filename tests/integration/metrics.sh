@@ -27,7 +27,8 @@ done
 # the counters /metrics lacked before it was made from stats' own table
 for k in creates_failed dropped_at_shutdown significant_ops_enqueued \
     significant_ops_dequeued significant_ops_completed creates_completed \
-    discarded dequeued_operations dequeued_items; do
+    discarded dequeued_operations dequeued_items creates_queued \
+    creates_discarded; do
 	assert_eq "$(metric "stressd_${k}_total")" "$(jget "$s" "$k")" \
 	    "stressd_${k}_total"
 done

@@ -54,6 +54,12 @@ body=$(curl -sf "$URL/metrics") || fail "GET /metrics failed"
 assert_eq "$(metric stressd_fdatasync_seconds_count)" "$n" \
     "sync data: stressd_fdatasync_seconds_count"
 data_mean=$(jget "$f" mean)
+# stressctl report shows it beside the other latencies, with its count
+out=$(ctl report)
+grep -qE "^  fdatasync +$n( +[0-9.]+){7}\$" <<<"$out" ||
+    fail "sync data: no fdatasync latency row in stressctl report: $out"
+grep -qE '^  update_call +[0-9]+' <<<"$out" ||
+    fail "sync data: no update_call row in stressctl report: $out"
 data_rate=$(jget "$rep" throughput.updates_per_s_since_first_update)
 
 # ---- none (the default): no fdatasync at all
@@ -63,6 +69,9 @@ assert_eq "$(jget "$rep" latency_ms.fdatasync.count)" 0 \
 body=$(curl -sf "$URL/metrics") || fail "GET /metrics failed"
 assert_eq "$(metric stressd_fdatasync_seconds_count)" 0 \
     "sync none: stressd_fdatasync_seconds_count"
+out=$(ctl report)
+! grep -q 'fdatasync' <<<"$out" ||
+    fail "sync none: stressctl report shows an fdatasync row: $out"
 log "sync data: mean fdatasync $data_mean ms, $data_rate updates/s;" \
     "sync none: $(jget "$rep" throughput.updates_per_s_since_first_update) updates/s"
 

@@ -72,6 +72,8 @@ assert_conserved(struct queue *q)
 	assert_int_equal(c.offered, c.enqueued + c.dropped);
 	assert_int_equal(c.enqueued, c.updates_completed + c.updates_failed +
 	    c.total_operations_pending + c.in_flight + c.discarded);
+	assert_int_equal(c.creates_queued, c.creates_completed +
+	    c.creates_failed + c.creates_pending + c.creates_discarded);
 }
 
 static void
@@ -401,6 +403,39 @@ test_discard(void **state)
 	queue_destroy(q);
 }
 
+/* Queued creates thrown away are counted; the one a writer holds is not
+ * (it completes or fails as it would). */
+static void
+test_discard_creates(void **state)
+{
+	struct queue_config cfg = { .files = 3, .queue_creates = true };
+	struct queue *q = queue_create(&cfg);
+	struct queue_batch b, b2;
+	struct queue_counters c;
+
+	(void)state;
+	for (uint32_t i = 0; i < 3; i++) {
+		queue_file_init(q, i, 0, false);
+		queue_push_create(q, i);
+	}
+	assert_true(queue_try_take(q, &b, util_now()));
+	assert_true(b.create);
+	assert_int_equal(queue_discard(q), 0);
+	queue_snapshot(q, &c);
+	assert_int_equal(c.creates_queued, 3);
+	assert_int_equal(c.creates_discarded, 2);
+	assert_int_equal(c.creates_pending, 1);	/* in flight */
+	assert_conserved(q);
+	assert_false(queue_try_take(q, &b2, util_now()));
+	done_ok(q, &b);
+	queue_snapshot(q, &c);
+	assert_int_equal(c.creates_completed, 1);
+	assert_int_equal(c.creates_pending, 0);
+	assert_true(queue_idle(q));
+	assert_conserved(q);
+	queue_destroy(q);
+}
+
 static void
 test_direct(void **state)
 {
@@ -513,6 +548,7 @@ main(void)
 		cmocka_unit_test(test_partial_write),
 		cmocka_unit_test(test_failed_create),
 		cmocka_unit_test(test_discard),
+		cmocka_unit_test(test_discard_creates),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_conservation_threads),
 	};
