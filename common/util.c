@@ -1,9 +1,11 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -65,6 +67,50 @@ util_send_all(int fd, const void *buf, size_t len)
 		}
 		p += n;
 		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void
+tmp_name(char *buf, size_t len, const char *path)
+{
+	snprintf(buf, len, "%s.tmp", path);
+}
+
+FILE *
+util_tmp_open(const char *path)
+{
+	char tmp[4400];
+	FILE *fp;
+	int fd, saved;
+
+	tmp_name(tmp, sizeof(tmp), path);
+	if (unlink(tmp) == -1 && errno != ENOENT)
+		return NULL;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		errno = saved;
+	}
+	return fp;
+}
+
+int
+util_tmp_commit(FILE *fp, const char *path)
+{
+	char tmp[4400];
+	int saved, bad = ferror(fp);
+
+	tmp_name(tmp, sizeof(tmp), path);
+	if (fclose(fp) == EOF || bad || rename(tmp, path) == -1) {
+		saved = bad && errno == 0 ? EIO : errno;
+		unlink(tmp);
+		errno = saved;
+		return -1;
 	}
 	return 0;
 }

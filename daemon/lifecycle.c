@@ -45,7 +45,8 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 		return -1;
 	snprintf(d.state_dir, sizeof(d.state_dir), "%s", state_dir);
 	snprintf(d.socket_path, sizeof(d.socket_path), "%s", socket_path);
-	if (runrecords_init(state_dir) == -1)
+	if (runrecords_init(state_dir) == -1 ||
+	    runrecords_lock(state_dir) == -1)
 		return -1;
 	d.next_id = runrecords_highest_id(state_dir) + 1;
 	d.started = util_now();
@@ -128,6 +129,7 @@ void
 lifecycle_cancel_pending(void)
 {
 	d.cancel_pending = true;
+	run_cancel_setup(d.pending);
 }
 
 /* A prepared run either becomes the current run or is refused. */
@@ -190,6 +192,7 @@ void
 lifecycle_shutdown(bool drain, const char *why)
 {
 	d.shutting_down = true;	/* a pending run is refused, not started */
+	run_cancel_setup(d.pending);
 	if (run_active(d.run))
 		run_stop(d.run, drain, why);
 }

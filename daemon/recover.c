@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "baseline.h"
 #include "confine.h"
 #include "knobs.h"
 #include "log.h"
@@ -29,10 +30,13 @@ static struct {
 /* recover_runs' budget_s, for the messages. */
 static double budget;
 
-/* What a recount found, in files (and the sum of their rrd_last). */
+/* What a recount found, file by file against the baseline. */
 struct tally {
 	uint64_t	 read, missing, refused, unreadable;
-	int64_t		 last_sum;
+	uint64_t	 created;	/* made by the run, there now */
+	uint64_t	 gone;		/* there at start, not now */
+	uint64_t	 odd;		/* an rrd_last the run cannot explain */
+	int64_t		 landed;
 	char		 first_error[1024];
 };
 
@@ -71,57 +75,40 @@ int_at(json_object *o, const char *a, const char *b)
 	json_object *v;
 
 	if (!json_object_object_get_ex(o, a, &v) || (b != NULL &&
-	    !json_object_object_get_ex(v, b, &v)))
+	    !json_object_object_get_ex(v, b, &v)) ||
+	    !json_object_is_type(v, json_type_int))
 		return -1;
 	return json_object_get_int64(v);
 }
 
-/* Is pid a stressd other than us, and no zombie? */
-static bool
-stressd_there(int64_t pid)
+/* Updates file n holds past its baseline b, by the timestamp contract
+ * (its k-th update is at start + k * step); -1 when its last update
+ * cannot be one the run wrote. */
+static int64_t
+landed_in(int64_t lu, int64_t b, const struct stress_params *p)
 {
-	char path[64], buf[512], *open_, *close_;
-	size_t n;
-	FILE *fp;
+	/* Timestamps beyond 2^62 are no run's: no overflow below. */
+	int64_t from = b == BASELINE_MISSING ? (int64_t)p->start : b;
+	int64_t d;
 
-	if (pid <= 0 || pid == (int64_t)getpid() || pid > INT32_MAX)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
-	if ((fp = fopen(path, "re")) == NULL)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	/* "pid (comm) state ...": comm may hold blanks and parentheses. */
-	if ((open_ = strchr(buf, '(')) == NULL ||
-	    (close_ = strrchr(buf, ')')) == NULL || close_[1] != ' ')
-		return false;
-	*close_ = '\0';
-	return strcmp(open_ + 1, "stressd") == 0 && close_[2] != 'Z' &&
-	    close_[2] != 'X';
+	if (lu > INT64_C(1) << 62 || lu < -(INT64_C(1) << 62) ||
+	    from > INT64_C(1) << 62 || from < -(INT64_C(1) << 62))
+		return -1;
+	d = lu - from;
+	if (d < 0 || d % (int64_t)p->step != 0)
+		return -1;
+	return d / (int64_t)p->step;
 }
 
-/* Is the run's stressd still there?  Then the run may be live (another
- * stressd on the same state directory) and is not ours to touch.  One
- * just killed may take a moment to go: it gets 2 s. */
-static bool
-stressd_alive(int64_t pid)
-{
-	for (int i = 0; i < 20; i++) {
-		if (!stressd_there(pid))
-			return false;
-		usleep(100000);
-	}
-	return true;
-}
-
-/* One file's rrd_last into t, reached beneath dirfd as a run reaches it
- * (never through a symbolic link). */
+/* File n, baseline b, reached beneath dirfd as a run reaches it (never
+ * through a symbolic link), into t. */
 static void
 tally_file(struct tally *t, int dirfd, const struct stress_params *p,
-    uint32_t n)
+    uint32_t n, int64_t b)
 {
 	char rel[64], lib[CONFINE_FD_PATH_MAX], path[4200], msg[1024];
+	bool was = b != BASELINE_MISSING && b != BASELINE_REFUSED;
+	int64_t k;
 	time_t lu;
 	int fd;
 
@@ -133,55 +120,84 @@ tally_file(struct tally *t, int dirfd, const struct stress_params *p,
 			t->refused++;
 		else
 			t->unreadable++;
+		t->gone += was;
 		return;
 	}
 	confine_fd_path(lib, sizeof(lib), fd, NULL);
-	if (rrdfile_last(lib, &lu, msg, sizeof(msg)) == 0) {
-		t->read++;
-		t->last_sum += (int64_t)lu;
-	} else {
+	if (rrdfile_last(lib, &lu, msg, sizeof(msg)) == -1) {
 		if (t->unreadable++ == 0) {
 			rrdfile_path(p, n, path, sizeof(path));
 			confine_unname(msg, sizeof(msg), lib, path);
 			snprintf(t->first_error, sizeof(t->first_error), "%s",
 			    msg);
 		}
+		t->gone += was;
+	} else if (b == BASELINE_REFUSED ||
+	    (k = landed_in((int64_t)lu, b, p)) < 0 ||
+	    k > INT64_MAX - t->landed) {
+		t->read++;
+		t->odd++;
+	} else {
+		t->read++;
+		t->created += b == BASELINE_MISSING;
+		t->landed += k;
 	}
 	close(fd);
 }
 
 /*
  * Every file of the run through its dir, opened as a run opens it
- * (allowed_dirs); NULL with why in skip when it cannot be, or the time
- * budget ran out (t then says how far it got).
+ * (allowed_dirs), against the baseline; -1 with why in skip when it
+ * cannot be, or the time budget ran out (t then says how far it got).
  */
-static const char *
-tally_files(struct tally *t, const struct stress_params *p,
-    const struct policy_dirs *allowed, double deadline, char *skip,
-    size_t len)
+static int
+tally_files(struct tally *t, const char *run_dir,
+    const struct stress_params *p, const struct policy_dirs *allowed,
+    double deadline, char *skip, size_t len)
 {
+	int64_t base[4096];
 	struct stat st;
-	int dirfd;
+	int dirfd = -1, bfd;
+	ssize_t got = 0;
+	uint32_t n, i = 0;
 
+	if ((bfd = baseline_open(run_dir, p->files, skip, len)) == -1)
+		return -1;
 	if (lstat(p->dir, &st) == -1) {
 		snprintf(skip, len, "dir %.1000s: %s", p->dir,
 		    strerror(errno));
-		return NULL;
+		goto fail;
 	}
 	if ((dirfd = policy_dir_open(allowed, p->dir, skip, len)) == -1)
-		return NULL;
-	for (uint32_t n = 0; n < p->files; n++) {
+		goto fail;
+	for (n = 0; n < p->files; n++, i++) {
 		if (util_now() > deadline) {
 			snprintf(skip, len, "the recount budget of %.0f s at "
 			    "start ran out after %u of %llu files",
 			    budget, n, (unsigned long long)p->files);
-			close(dirfd);
-			return NULL;
+			goto fail;
 		}
-		tally_file(t, dirfd, p, n);
+		if ((ssize_t)i * (ssize_t)sizeof(*base) >= got) {
+			got = pread(bfd, base, sizeof(base),
+			    (off_t)n * (off_t)sizeof(*base));
+			if (got < (ssize_t)sizeof(*base)) {
+				snprintf(skip, len, "%s: %s",
+				    BASELINE_FILE, got < 0 ?
+				    strerror(errno) : "cut short");
+				goto fail;
+			}
+			i = 0;
+		}
+		tally_file(t, dirfd, p, n, base[i]);
 	}
 	close(dirfd);
-	return "ok";
+	close(bfd);
+	return 0;
+fail:
+	if (dirfd != -1)
+		close(dirfd);
+	close(bfd);
+	return -1;
 }
 
 /* The params the record names, checked as `start` checks them. */
@@ -203,60 +219,70 @@ record_params(json_object *rep, struct stress_params *p, char *skip,
 	return 0;
 }
 
+/* Why a recount is no exact count (a bound), into buf; false if exact. */
+static bool
+inexact(const struct tally *t, json_object *rep, char *buf, size_t len)
+{
+	int64_t failed = int_at(rep, "counters", "updates_failed");
+
+	buf[0] = '\0';
+	if (t->gone > 0)
+		snprintf(buf, len, "a lower bound: %llu files there at start "
+		    "are gone or unreadable, their updates uncounted",
+		    (unsigned long long)t->gone);
+	else if (t->odd > 0)
+		snprintf(buf, len, "a guess: %llu files hold a last update "
+		    "the run did not write", (unsigned long long)t->odd);
+	else if (failed > 0)
+		/* A failed batch's timestamps are spent: a later one that
+		 * landed moves rrd_last past them. */
+		snprintf(buf, len, "an upper bound: %lld updates had failed "
+		    "by the last checkpoint, and rrd_last counts past them",
+		    (long long)failed);
+	return buf[0] != '\0';
+}
+
 /*
  * The recount object: the updates on disk by the timestamp contract,
- * from rrd_last of every file now and the baseline setup recorded; or
- * why it was skipped.  *landed is the count, -1 when skipped.
+ * from rrd_last of every file now against the baseline setup wrote; or
+ * why it was skipped.  *landed is the count, -1 when skipped; *created
+ * the run's files that are there.
  */
 static json_object *
-recount(json_object *rep, const struct policy_dirs *allowed, double deadline,
-    int64_t *landed, char *skip, size_t len)
+recount(json_object *rep, const char *run_dir,
+    const struct policy_dirs *allowed, double deadline, int64_t *landed,
+    int64_t *created, char *skip, size_t len)
 {
-	json_object *o = json_object_new_object(), *base;
+	json_object *o = json_object_new_object();
 	struct stress_params p;
 	struct tally t;
+	char why[256];
 	double t0 = util_now();
-	int64_t reused = int_at(rep, "baseline", "files_reused");
-	const char *done = NULL;
+	bool bound = false;
 
 	memset(&t, 0, sizeof(t));
-	*landed = -1;
+	*landed = *created = -1;
 	skip[0] = '\0';
 	if (record_params(rep, &p, skip, len) == -1)
 		goto out;
-	if (!json_object_object_get_ex(rep, "baseline", &base) || reused < 0)
-		snprintf(skip, len, "the record has no baseline (an older "
-		    "stressd wrote it)");
-	else if (knobs_rrdcached_addr(&p) != NULL)
+	if (knobs_rrdcached_addr(&p) != NULL)
 		snprintf(skip, len, "target %s: rrdcached writes the files "
 		    "and may still hold values", p.target);
-	else if (util_now() > deadline)
-		snprintf(skip, len, "the recount budget of %.0f s at start "
-		    "was spent on earlier runs", budget);
-	else
-		done = tally_files(&t, &p, allowed, deadline, skip, len);
-	if (done != NULL) {
-		/* Files made during the run began at start, those reused at
-		 * their rrd_last, summed in the baseline. */
-		int64_t d = t.last_sum - int_at(rep, "baseline",
-		    "last_update_sum") - ((int64_t)t.read - reused) *
-		    (int64_t)p.start;
-
-		if (d < 0 || d % (int64_t)p.step != 0)
-			snprintf(skip, len, "the files do not add up (%lld s "
-			    "past the baseline, step %llu): files found at "
-			    "start are gone or were rewritten", (long long)d,
-			    (unsigned long long)p.step);
-		else
-			*landed = d / (int64_t)p.step;
+	else if (tally_files(&t, run_dir, &p, allowed, deadline, skip,
+	    len) == 0) {
+		*landed = t.landed;
+		*created = (int64_t)t.created;
+		bound = inexact(&t, rep, why, sizeof(why));
 	}
 out:
 	json_object_object_add(o, "updates_on_disk", *landed >= 0 ?
 	    json_object_new_int64(*landed) : NULL);
-	/* Files made by the run that are there: its creates that landed. */
-	json_object_object_add(o, "creates_on_disk", *landed >= 0 &&
-	    (int64_t)t.read >= reused ?
-	    json_object_new_int64((int64_t)t.read - reused) : NULL);
+	json_object_object_add(o, "creates_on_disk", *created >= 0 ?
+	    json_object_new_int64(*created) : NULL);
+	json_object_object_add(o, "exact", *landed >= 0 ?
+	    json_object_new_boolean(!bound) : NULL);
+	json_object_object_add(o, "inexact", bound ?
+	    json_object_new_string(why) : NULL);
 	json_object_object_add(o, "files_read",
 	    json_object_new_int64((int64_t)t.read));
 	json_object_object_add(o, "files_missing",
@@ -265,6 +291,8 @@ out:
 	    json_object_new_int64((int64_t)t.refused));
 	json_object_object_add(o, "files_unreadable",
 	    json_object_new_int64((int64_t)t.unreadable));
+	json_object_object_add(o, "files_gone",
+	    json_object_new_int64((int64_t)t.gone));
 	if (t.first_error[0] != '\0')
 		json_object_object_add(o, "first_error",
 		    json_object_new_string(t.first_error));
@@ -297,10 +325,13 @@ log_line(const char *state_dir, unsigned id, const char *reason)
 /* The "interrupted" object; the reason into buf. */
 static json_object *
 interrupted_json(json_object *rep, const char *state, time_t checkpoint,
-    int64_t landed, int64_t creates, const char *skip, char *buf, size_t len)
+    int64_t landed, json_object *rc, const char *skip, char *buf, size_t len)
 {
 	json_object *o = json_object_new_object();
 	int64_t pid = int_at(rep, "stressd_pid", NULL);
+	int64_t done = int_at(rep, "counters", "updates_completed");
+	int64_t made = int_at(rep, "counters", "creates_completed");
+	const char *bound = str_at(rc, "inexact", NULL);
 	char when[32], pidtext[32] = "";
 
 	util_iso8601(checkpoint, when, sizeof(when));
@@ -308,15 +339,21 @@ interrupted_json(json_object *rep, const char *state, time_t checkpoint,
 		snprintf(pidtext, sizeof(pidtext), " (pid %lld)",
 		    (long long)pid);
 	snprintf(buf, len, "the stressd%s that ran it is gone (killed or "
-	    "crashed) while the run was %s; last checkpoint %s: %lld updates "
-	    "completed, %lld creates", pidtext, state, when,
-	    (long long)int_at(rep, "counters", "updates_completed"),
-	    (long long)int_at(rep, "counters", "creates_completed"));
+	    "crashed) while the run was %s; last checkpoint %s", pidtext,
+	    state, when);
+	if (done >= 0 && made >= 0)
+		snprintf(buf + strlen(buf), len - strlen(buf), ": %lld "
+		    "updates completed, %lld creates", (long long)done,
+		    (long long)made);
 	if (landed >= 0)
 		snprintf(buf + strlen(buf), len - strlen(buf), "; %lld updates "
-		    "and %lld created files on disk, recounted from the files",
-		    (long long)landed, (long long)creates);
-	else
+		    "and %lld created files on disk, recounted from the "
+		    "files%s%s", (long long)landed, (long long)int_at(rc,
+		    "creates_on_disk", NULL), bound != NULL ? " (" : "",
+		    bound != NULL ? bound : "");
+	if (landed >= 0 && bound != NULL)
+		snprintf(buf + strlen(buf), len - strlen(buf), ")");
+	else if (landed < 0)
 		snprintf(buf + strlen(buf), len - strlen(buf), "; updates on "
 		    "disk not recounted: %s", skip);
 	json_object_object_add(o, "state", json_object_new_string(state));
@@ -335,20 +372,20 @@ static void
 recover_one(const char *state_dir, unsigned id, json_object *rep,
     const struct policy_dirs *allowed, double deadline)
 {
-	char path[4300], reason[3000], skip[1200], state[16];
+	char path[4300], run_dir[4200], reason[3000], skip[1200], state[16];
 	json_object *rc;
 	struct stat st;
-	int64_t landed;
+	int64_t landed, created;
 
 	snprintf(state, sizeof(state), "%s", str_at(rep, "state", NULL));
-	snprintf(path, sizeof(path), "%s/runs/%u/report.json", state_dir, id);
+	snprintf(run_dir, sizeof(run_dir), "%s/runs/%u", state_dir, id);
+	snprintf(path, sizeof(path), "%s/report.json", run_dir);
 	if (stat(path, &st) == -1)
 		st.st_mtime = 0;
-	rc = recount(rep, allowed, deadline, &landed, skip, sizeof(skip));
+	rc = recount(rep, run_dir, allowed, deadline, &landed, &created, skip,
+	    sizeof(skip));
 	json_object_object_add(rep, "interrupted", interrupted_json(rep,
-	    state, st.st_mtime, landed, json_object_get_int64(
-	    json_object_object_get(rc, "creates_on_disk")), skip, reason,
-	    sizeof(reason)));
+	    state, st.st_mtime, landed, rc, skip, reason, sizeof(reason)));
 	json_object_object_add(rep, "recount", rc);
 	json_object_object_add(rep, "state",
 	    json_object_new_string("interrupted"));
@@ -386,13 +423,8 @@ recover_runs(const char *state_dir, const struct config *cfg, double budget_s)
 			json_object_put(rep);
 			continue;
 		}
-		if (stressd_alive(int_at(rep, "stressd_pid", NULL))) {
-			log_warnx("run %u is %s under stressd pid %lld, which "
-			    "still runs: left alone", ids[i], st,
-			    (long long)int_at(rep, "stressd_pid", NULL));
-			json_object_put(rep);
-			continue;
-		}
+		/* Active, and we hold the state directory's lock: the
+		 * stressd that ran it is gone. */
 		recover_one(state_dir, ids[i], rep, allowed, deadline);
 		nrec++;
 		if (i == n - 1) {

@@ -325,31 +325,17 @@ report_json(const struct report_input *in)
 	return o;
 }
 
-/* Write text to path through a temporary file and a rename. */
+/* Write text and a newline to path, whole or not at all. */
 static int
 write_atomic(const char *path, const char *text, size_t len)
 {
-	char tmp[4400];
 	FILE *fp;
-	int saved;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((fp = fopen(tmp, "we")) == NULL)
+	if ((fp = util_tmp_open(path)) == NULL)
 		return -1;
-	if (fwrite(text, 1, len, fp) != len || fputc('\n', fp) == EOF) {
-		saved = errno;
-		fclose(fp);
-		unlink(tmp);
-		errno = saved;
-		return -1;
-	}
-	if (fclose(fp) == EOF || rename(tmp, path) == -1) {
-		saved = errno;
-		unlink(tmp);
-		errno = saved;
-		return -1;
-	}
-	return 0;
+	fwrite(text, 1, len, fp);
+	fputc('\n', fp);
+	return util_tmp_commit(fp, path);
 }
 
 int
@@ -367,7 +353,7 @@ int
 report_write(const char *run_dir, const struct report_input *in, char *err,
     size_t errlen)
 {
-	char path[4300], tmp[4400];
+	char path[4300];
 	json_object *j = report_json(in);
 	int rc = 0;
 
@@ -378,11 +364,8 @@ report_write(const char *run_dir, const struct report_input *in, char *err,
 	}
 	json_object_put(j);
 	snprintf(path, sizeof(path), "%s/samples.csv", run_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (rc == 0 && (sampler_write_csv(in->sampler, tmp) == -1 ||
-	    rename(tmp, path) == -1)) {
+	if (rc == 0 && sampler_write_csv(in->sampler, path) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
 		rc = -1;
 	}
 	return rc;

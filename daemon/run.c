@@ -196,6 +196,13 @@ run_prepare(unsigned id, const char *state_dir, const struct config *cfg,
 	return r;
 }
 
+void
+run_cancel_setup(struct run *r)
+{
+	if (r != NULL)
+		atomic_store(&r->setup.cancel, true);
+}
+
 bool
 run_prepared(const struct run *r)
 {
@@ -581,6 +588,7 @@ run_free(struct run *r)
 	pthread_mutex_destroy(&r->lat.mu);
 	pthread_mutex_destroy(&r->progress_mu);
 	free(r->replay);
+	free(r->base_last);
 	if (r->setup.update_fd != -1)
 		close(r->setup.update_fd);
 	pthread_mutex_destroy(&r->err.mu);

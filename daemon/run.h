@@ -42,6 +42,9 @@ const char	*run_state_name(enum run_state s);
  * values from (the run owns it: closed however it goes).  NULL when no
  * thread could be started.
  */
+/* A stop while r is being prepared: an eviction pass of its setup ends
+ * early (the run is then refused, not started). */
+void		 run_cancel_setup(struct run *r);
 struct run	*run_prepare(unsigned id, const char *state_dir,
 		    const struct config *cfg, const struct stress_params *p,
 		    int update_fd);

@@ -99,6 +99,7 @@ struct run {
 	size_t			 nreplay;
 	uint64_t		 missing;	/* files to create */
 	struct report_baseline	 base;		/* the files at start */
+	int64_t			*base_last;	/* per file: baseline.h */
 
 	double			 start_mono, end_mono;
 	time_t			 start_wall, end_wall;

@@ -1,8 +1,11 @@
 /* The run records on disk; see runrecords.h. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -41,6 +44,46 @@ runrecords_init(const char *state_dir)
 		log_warn("state directory %s", runs);
 		return -1;
 	}
+	return 0;
+}
+
+int
+runrecords_lock(const char *state_dir)
+{
+	static int fd = -1;
+	char path[4200], pid[32] = "";
+	ssize_t n;
+
+	if (fd != -1)
+		return 0;
+	snprintf(path, sizeof(path), "%s/lock", state_dir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0644)) == -1) {
+		log_warn("state directory lock %s", path);
+		return -1;
+	}
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) == -1; i++) {
+		if (errno != EWOULDBLOCK || i == 20) {
+			if (errno == EWOULDBLOCK && (n = pread(fd, pid,
+			    sizeof(pid) - 1, 0)) > 0)
+				pid[strcspn(pid, "\n")] = '\0';
+			if (errno == EWOULDBLOCK)
+				log_warnx("state directory %s is in use by "
+				    "another stressd%s%s (it holds %s)",
+				    state_dir, pid[0] ? ", pid " : "", pid,
+				    path);
+			else
+				log_warn("state directory lock %s", path);
+			close(fd);
+			fd = -1;
+			return -1;
+		}
+		usleep(100000);
+	}
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 ||
+	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
+		log_warn("state directory lock %s", path);	/* held all the same */
 	return 0;
 }
 

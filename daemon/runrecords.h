@@ -14,6 +14,11 @@
 /* Make STATE/runs if need be and check it is writable: 0, or -1 with a
  * message logged. */
 int	runrecords_init(const char *state_dir);
+/* Take STATE/lock (flock, held until exit) so that no two stressd share
+ * a state directory: a run left active by a previous process is then
+ * known dead, not guessed so from a pid.  Waits up to 2 s for one just
+ * killed to go; 0, or -1 with a message logged. */
+int	runrecords_lock(const char *state_dir);
 /* The highest run id under STATE/runs (record or not), or 0: new ids
  * continue after it, so earlier records are never overwritten. */
 unsigned runrecords_highest_id(const char *state_dir);

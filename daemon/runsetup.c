@@ -5,12 +5,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "confine.h"
+#include "baseline.h"
 #include "cpustat.h"
 #include "evict.h"
 #include "loadgen.h"
@@ -78,6 +80,7 @@ static void
 scan_missing(struct run *r, uint32_t n)
 {
 	queue_file_init(r->q, n, (int64_t)r->p.start, false);
+	r->base_last[n] = BASELINE_MISSING;
 	/* Synchronous creates: the writer pool creates every missing file
 	 * before the first update is generated. */
 	if (!r->p.queue_creates)
@@ -118,6 +121,7 @@ scan_reach(struct run *r, uint32_t n, const char *path, char *lib,
 		log_warnx("run %u: %s: %s; its updates will fail as denied",
 		    r->id, path, confine_strerror(errno));
 	queue_file_init(r->q, n, (int64_t)r->p.start, true);
+	r->base_last[n] = BASELINE_REFUSED;
 	return 2;
 fail:
 	return -1;
@@ -174,6 +178,7 @@ found:
 			    "remove it or use another dir", path);
 		queue_file_init(r->q, n, (int64_t)last, true);
 		r->base.last_update_sum += (int64_t)last;
+		r->base_last[n] = (int64_t)last;
 		reused++;
 	}
 	r->base.files_reused = reused;
@@ -410,7 +415,8 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	qc.insig_high_water = r->p.insig_high_water;
 	qc.queue_creates = r->p.queue_creates;
 	qc.memory_max = r->p.queue_memory_max * 1024 * 1024;	/* MiB */
-	if ((r->q = queue_create(&qc)) == NULL)
+	if ((r->q = queue_create(&qc)) == NULL ||
+	    (r->base_last = calloc(qc.files, sizeof(*r->base_last))) == NULL)
 		BAD("files", "out of memory for %llu files",
 		    (unsigned long long)r->p.files);
 	if (scan_files(r, layout, field, err, errlen) == -1)
@@ -446,6 +452,11 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	    r->start_mono)) == NULL)
 		BAD("state_dir", "cannot write %s: %s", r->log_path,
 		    strerror(errno));
+	/* What a recount after a crash counts from (recover.c). */
+	if (baseline_write(r->run_dir, r->base_last, r->p.files, err, errlen)
+	    == -1)
+		log_warnx("run %u: %s; a crash would leave its updates on disk "
+		    "uncounted", r->id, err);
 	snprintf(r->metrics_path, sizeof(r->metrics_path), "%s/metrics.rrd",
 	    r->run_dir);
 	if (metricsrrd_create(r->metrics_path, r->start_wall, err, errlen) == 0)

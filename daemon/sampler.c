@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sampler.h"
+#include "util.h"
 
 int
 sampler_init(struct sampler *s)
@@ -91,8 +92,7 @@ put_opt(FILE *fp, uint64_t v)
 int
 sampler_write_csv(const struct sampler *s, const char *path)
 {
-	FILE *fp = fopen(path, "we");
-	int saved;
+	FILE *fp = util_tmp_open(path);
 
 	if (fp == NULL)
 		return -1;
@@ -114,11 +114,5 @@ sampler_write_csv(const struct sampler *s, const char *path)
 		}
 		fputc('\n', fp);
 	}
-	if (ferror(fp)) {
-		saved = errno;
-		fclose(fp);
-		errno = saved;
-		return -1;
-	}
-	return fclose(fp);
+	return util_tmp_commit(fp, path);
 }

@@ -236,7 +236,9 @@ note_slow(const char *what, const char *path, double t0, double t1)
 		return;
 	n = atomic_fetch_add(&slow_calls, 1) + 1;
 	last = atomic_load(&slow_logged_ns);
-	if ((last != 0 && now - last < (uint64_t)WRITER_SLOW_LOG_S * 1000000000) ||
+	/* now < last: another writer logged a later call first. */
+	if ((last != 0 && (now < last ||
+	    now - last < (uint64_t)WRITER_SLOW_LOG_S * 1000000000)) ||
 	    !atomic_compare_exchange_strong(&slow_logged_ns, &last, now))
 		return;
 	log_debug("slow %s on %s: %.0f ms (%llu calls over %d ms since "

@@ -13,6 +13,9 @@
 # and after, and the daemon log and `stressctl report` say it too.  A
 # third run in a fresh directory that creates its files before the load
 # has them evicted once created; a fourth, stopped as that begins, ends.
+# A fifth reuses the fourth's 3,000 files, each eviction slowed to 2 ms
+# by the test shim: a stop during that pass, before the run has started,
+# ends it within a second, not after the whole pass.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -60,6 +63,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	STRESSD_WRAPPER=(setpriv --reuid="$U" --regid="$G" --clear-groups
 	    --inh-caps=-all --bounding-set=-all --)
 fi
+build_shim
+STRESSD_WRAPPER=(env "LD_PRELOAD=$PRELOAD" STRESSD_TEST_SLOW_FADVISE_US=2000
+    ${STRESSD_WRAPPER[@]+"${STRESSD_WRAPPER[@]}"})
 printf 'allowed_dirs = %s\n' "$A" >"$T/stressd.conf"
 start_daemon --config "$T/stressd.conf"
 [ "$(stat -c %u "/proc/$DPID")" -ne 0 ] || fail "the daemon runs as root"
@@ -152,5 +158,26 @@ if [ "$(jget "$cc" cancelled)" = true ]; then
 else
 	assert_eq "$(jget "$cc" files)" "$MANY" "run 4: files of a whole pass"
 fi
+
+# ---- run 5: a stop during the eviction of reused files ends the pass
+t0=$(date +%s.%N)
+ctl start --dir "$A/many" --files "$MANY" --max-updates "$MANY" \
+    --update-time 600 --sync drop-caches --rra "$RRA" >"$T/start5.out" 2>&1 &
+spid=$!
+HELPER_PIDS+=("$spid")
+for _ in $(seq 300); do
+	grep -q "run 5: dir .*held open" "$DLOG" && break
+	sleep 0.1
+done
+sleep 0.5
+ctl stop >/dev/null 2>&1 || true
+t1=$(date +%s.%N)
+wait "$spid" || true
+t2=$(date +%s.%N)
+log "run 5: stopped $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s \
+after start; start answered $(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }') s later: $(cat "$T/start5.out")"
+assert_contains "$(cat "$T/start5.out")" "stopped before it started" "run 5: start's answer"
+assert_num "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" '<' 2 \
+    "run 5: seconds from the stop to the end of the eviction pass"
 assert_alive "the cold-cache run"
 log "ok: the run's files evicted by an unprivileged daemon, others' kept"

@@ -18,7 +18,10 @@ build_shim
 FILES=1000
 # 5 ms a create: one writer takes 5 s or more for the 1,000, so the
 # stops below find creates still queued whatever the machine.
-LD_PRELOAD=$PRELOAD STRESSD_TEST_SLOW_CREATE_US=5000 start_metrics_daemon
+# env, not a prefix: a prefix on a function preloads its grep and tail too.
+STRESSD_WRAPPER=(env "LD_PRELOAD=$PRELOAD" STRESSD_TEST_SLOW_CREATE_US=5000)
+start_metrics_daemon
+STRESSD_WRAPPER=()
 
 # check_creates STATS LABEL: conservation (check_invariants has that of
 # creates too), nothing pending.

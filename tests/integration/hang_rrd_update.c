@@ -5,10 +5,13 @@
  * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
  * run's directory: the directory is matched on what N names.
  * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (crash.sh and
- * discard.sh: a creating phase long enough to be killed or stopped in).
+ * discard.sh: a creating phase long enough to be killed or stopped in),
+ * posix_fadvise $STRESSD_TEST_SLOW_FADVISE_US (coldcache.sh: an eviction
+ * pass long enough to be stopped in).
  * Built by the test with cc -shared. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,4 +57,17 @@ rrd_create_r(const char *file, unsigned long step, time_t last, int argc,
 	if (slow != NULL && *slow != '\0')
 		usleep((useconds_t)strtoul(slow, NULL, 10));
 	return real(file, step, last, argc, argv);
+}
+
+int
+posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+	static int (*real)(int, off_t, off_t, int);
+	const char *slow = getenv("STRESSD_TEST_SLOW_FADVISE_US");
+
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "posix_fadvise");
+	if (slow != NULL && *slow != '\0')
+		usleep((useconds_t)strtoul(slow, NULL, 10));
+	return real(fd, off, len, advice);
 }

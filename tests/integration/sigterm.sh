@@ -20,6 +20,15 @@ timeout -k 2 10 "$STRESSD" --socket "$SOCK" --state-dir "$T/state2" \
 [ "$rc" -ne 0 ] || fail "a second stressd on a live socket exited 0"
 [ -S "$SOCK" ] || fail "the refused second stressd removed the live socket"
 assert_alive "a second stressd on the same socket"
+# ---- nor one on the live state directory (another socket): the lock
+rc=0
+timeout -k 2 10 "$STRESSD" --socket "$T/other.sock" --state-dir "$STATE" \
+    >"$T/third.log" 2>&1 || rc=$?
+[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] && [ "$rc" -ne 0 ] ||
+    fail "a second stressd on a live state directory did not refuse (rc $rc)"
+grep -q "state directory $STATE is in use by another stressd, pid $DPID" \
+    "$T/third.log" || fail "no reason for the refusal: $(cat "$T/third.log")"
+assert_alive "a second stressd on the same state directory"
 
 # ---- SIGTERM during a paced run
 r=$(start_run --dir "$D" --files "$FILES" --threads 4 --write-threads 2 \

@@ -2,20 +2,18 @@
  * over a temporary STATE directory and real RRD files made with librrd
  * (their last update set at create, as the timestamp contract gives it). */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "baseline.h"
 #include "knobs.h"
 #include "log.h"
 #include "recover.h"
@@ -76,34 +74,35 @@ make_file(struct fixture *f, uint32_t n, int k)
 	    err, sizeof(err)), 0);
 }
 
-/* STATE/runs/<id>/ with a report.json in state st (params of f, pid, the
- * baseline given unless reused < 0) and a stress.log. */
+#define MISSING	BASELINE_MISSING
+
+/* STATE/runs/<id>/ with a report.json in state st (params of f, failed
+ * updates by the checkpoint), the per-file baseline base (f->p.files
+ * entries; none if NULL) and a stress.log. */
 static void
-make_record(struct fixture *f, unsigned id, const char *st, long pid,
-    int reused, int64_t last_sum)
+make_record(struct fixture *f, unsigned id, const char *st, int failed,
+    const int64_t *base)
 {
-	json_object *o = json_object_new_object(), *b, *c;
-	char path[256];
+	json_object *o = json_object_new_object(), *c;
+	char path[256], err[512];
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "%s/runs/%u", f->state, id);
 	assert_int_equal(mkdir(path, 0755), 0);
 	json_object_object_add(o, "run_id", json_object_new_int64(id));
 	json_object_object_add(o, "state", json_object_new_string(st));
-	json_object_object_add(o, "stressd_pid", json_object_new_int64(pid));
+	json_object_object_add(o, "stressd_pid", json_object_new_int64(1));
 	json_object_object_add(o, "params", knobs_to_json(&f->p));
 	c = json_object_new_object();
 	json_object_object_add(c, "updates_completed", json_object_new_int64(4));
 	json_object_object_add(c, "creates_completed", json_object_new_int64(1));
+	json_object_object_add(c, "updates_failed",
+	    json_object_new_int64(failed));
 	json_object_object_add(o, "counters", c);
-	if (reused >= 0) {
-		b = json_object_new_object();
-		json_object_object_add(b, "files_reused",
-		    json_object_new_int64(reused));
-		json_object_object_add(b, "last_update_sum",
-		    json_object_new_int64(last_sum));
-		json_object_object_add(o, "baseline", b);
-	}
+	snprintf(path, sizeof(path), "%s/runs/%u", f->state, id);
+	if (base != NULL)
+		assert_int_equal(baseline_write(path, base, f->p.files, err,
+		    sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/runs/%u/report.json", f->state, id);
 	assert_int_equal(json_object_to_file(path, o), 0);
 	json_object_put(o);
@@ -159,9 +158,11 @@ test_recount(void **state)
 	const char *dir, *fs;
 	unsigned id;
 
+	int64_t base[3] = { START + 5 * STEP, MISSING, MISSING };
+
 	make_file(f, 0, 8);
 	make_file(f, 1, 2);
-	make_record(f, 1, "running", 0, 1, START + 5 * STEP);
+	make_record(f, 1, "running", 0, base);
 	assert_int_equal(recover_runs(f->state, NULL, 30), 1);
 	o = record(f, 1);
 	assert_string_equal(json_object_get_string(at(o, "state", NULL)),
@@ -175,6 +176,7 @@ test_recount(void **state)
 	assert_int_equal(json_object_get_int64(at(o, "recount",
 	    "files_missing")), 1);
 	assert_null(at(o, "recount", "skipped"));
+	assert_true(json_object_get_boolean(at(o, "recount", "exact")));
 	assert_string_equal(json_object_get_string(at(o, "interrupted",
 	    "state")), "running");
 	assert_non_null(strstr(json_object_get_string(at(o, "reason", NULL)),
@@ -194,13 +196,14 @@ static void
 test_skipped(void **state)
 {
 	struct fixture *f = *state;
+	int64_t base[3] = { MISSING, MISSING, MISSING };
 	json_object *o;
 	const char *why;
 
 	make_file(f, 0, 3);
-	make_record(f, 1, "done", 0, 0, 0);
-	make_record(f, 2, "draining", 0, -1, 0);
-	make_record(f, 3, "creating", 0, 0, 0);
+	make_record(f, 1, "done", 0, base);
+	make_record(f, 2, "draining", 0, NULL);
+	make_record(f, 3, "creating", 0, base);
 	assert_int_equal(recover_runs(f->state, NULL, 0), 2);
 	o = record(f, 1);
 	assert_string_equal(json_object_get_string(at(o, "state", NULL)),
@@ -223,32 +226,105 @@ test_skipped(void **state)
 	json_object_put(o);
 }
 
-/* A record of a stressd that still runs (another one on this state
- * directory) is not touched. */
+/* A file there at start and gone or unreadable now: its updates are not
+ * charged to the others (a sum of baselines would have: 18 for 23), and
+ * the figure says it is a lower bound. */
 static void
-test_live_owner(void **state)
+test_gone_file(void **state)
 {
 	struct fixture *f = *state;
+	int64_t base[3] = { START + 5 * STEP, START + 4 * STEP, MISSING };
+	char path[4200];
 	json_object *o;
-	pid_t pid;
-	int st;
+	FILE *fp;
 
-	if ((pid = fork()) == 0) {
-		prctl(PR_SET_NAME, "stressd");
-		pause();
-		_exit(0);
-	}
-	assert_true(pid > 0);
-	usleep(100000);	/* its new name */
-	make_record(f, 1, "running", pid, 0, 0);
-	assert_int_equal(recover_runs(f->state, NULL, 30), 0);
-	o = record(f, 1);
-	assert_string_equal(json_object_get_string(at(o, "state", NULL)),
-	    "running");
-	json_object_put(o);
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	make_file(f, 0, 8);
+	make_file(f, 2, 20);
+	assert_int_equal(rrdfile_path(&f->p, 1, path, sizeof(path)), 0);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("no rrd\n", fp);
+	fclose(fp);
+	make_record(f, 1, "running", 0, base);
 	assert_int_equal(recover_runs(f->state, NULL, 30), 1);
+	o = record(f, 1);
+	assert_int_equal(json_object_get_int64(at(o, "recount",
+	    "updates_on_disk")), 23);
+	assert_int_equal(json_object_get_int64(at(o, "recount",
+	    "creates_on_disk")), 1);
+	assert_int_equal(json_object_get_int64(at(o, "recount",
+	    "files_gone")), 1);
+	assert_false(json_object_get_boolean(at(o, "recount", "exact")));
+	assert_non_null(strstr(json_object_get_string(at(o, "recount",
+	    "inexact")), "lower bound"));
+	assert_non_null(strstr(json_object_get_string(at(o, "reason", NULL)),
+	    "lower bound"));
+	json_object_put(o);
+}
+
+/* Failed updates by the checkpoint: rrd_last counts past their spent
+ * timestamps, so the figure is an upper bound, and says so. */
+static void
+test_failed_bound(void **state)
+{
+	struct fixture *f = *state;
+	int64_t base[3] = { MISSING, MISSING, MISSING };
+	json_object *o;
+
+	make_file(f, 0, 4);
+	make_record(f, 1, "running", 2, base);
+	assert_int_equal(recover_runs(f->state, NULL, 30), 1);
+	o = record(f, 1);
+	assert_int_equal(json_object_get_int64(at(o, "recount",
+	    "updates_on_disk")), 4);
+	assert_false(json_object_get_boolean(at(o, "recount", "exact")));
+	assert_non_null(strstr(json_object_get_string(at(o, "recount",
+	    "inexact")), "upper bound"));
+	json_object_put(o);
+}
+
+/* Hostile or corrupt records: no crash, no overflow, a reason. */
+static void
+test_hostile(void **state)
+{
+	struct fixture *f = *state;
+	int64_t base[3] = { INT64_MAX, INT64_MIN + 7, -(INT64_C(1) << 62) - 1 };
+	char path[256];
+	json_object *o;
+	FILE *fp;
+
+	make_file(f, 0, 4);
+	make_file(f, 1, 4);
+	make_file(f, 2, 4);
+	make_record(f, 1, "running", 0, base);
+	/* a baseline of the wrong size */
+	make_record(f, 2, "running", 0, base);
+	snprintf(path, sizeof(path), "%s/runs/2/%s", f->state,
+	    BASELINE_FILE);
+	assert_int_equal(truncate(path, 12), 0);
+	/* params and counters of the wrong types */
+	snprintf(path, sizeof(path), "%s/runs/3", f->state);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/runs/3/report.json", f->state);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("{\"state\": \"running\", \"params\": [1], "
+	    "\"counters\": {\"updates_completed\": \"7\"}}\n", fp);
+	fclose(fp);
+	assert_int_equal(recover_runs(f->state, NULL, 30), 3);
+	o = record(f, 1);
+	assert_int_equal(json_object_get_int64(at(o, "recount",
+	    "updates_on_disk")), 0);
+	assert_false(json_object_get_boolean(at(o, "recount", "exact")));
+	json_object_put(o);
+	o = record(f, 2);
+	assert_non_null(strstr(json_object_get_string(at(o, "recount",
+	    "skipped")), "one entry per file"));
+	json_object_put(o);
+	o = record(f, 3);
+	assert_string_equal(json_object_get_string(at(o, "state", NULL)),
+	    "interrupted");
+	assert_null(strstr(json_object_get_string(at(o, "reason", NULL)),
+	    "-1 updates"));
+	json_object_put(o);
 }
 
 int
@@ -257,8 +333,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_recount, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skipped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_live_owner, setup,
+		cmocka_unit_test_setup_teardown(test_gone_file, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_failed_bound, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	};
 
 	log_init(LOG_LVL_ERR);
