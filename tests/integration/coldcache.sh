@@ -180,4 +180,23 @@ assert_contains "$(cat "$T/start5.out")" "stopped before it started" "run 5: sta
 assert_num "$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')" '<' 2 \
     "run 5: seconds from the stop to the end of the eviction pass"
 assert_alive "the cold-cache run"
+
+# ---- run 6: SIGTERM during the eviction after the creates, with the
+# drain given 1 s and each file's eviction 3 s: the daemon exits at the
+# drain timeout, mid-pass, and the record still says how far it got.
+stop_daemon TERM 30
+STRESSD_WRAPPER=(env "LD_PRELOAD=$PRELOAD" STRESSD_TEST_SLOW_FADVISE_US=3000000
+    "${STRESSD_WRAPPER[@]:3}")
+start_daemon --config "$T/stressd.conf" --drain-timeout 1
+start_run --dir "$A/late" --files 5 --max-updates 5 --update-time 600 \
+    --no-queue-creates --sync drop-caches --rra "$RRA" >/dev/null
+for _ in $(seq 300); do
+	grep -q "run 6: files created; evicting them" "$DLOG" && break
+	sleep 0.1
+done
+stop_daemon TERM 30
+cc=$(jq -c .cold_cache "$STATE/runs/6/report.json")
+log "run 6, the daemon gone mid-pass: cold_cache $cc"
+[ "$cc" != null ] || fail "run 6: no cold_cache in the record of a pass cut short at exit"
+assert_eq "$(jget "$cc" cancelled)" true "run 6: cold_cache.cancelled"
 log "ok: the run's files evicted by an unprivileged daemon, others' kept"
