@@ -27,7 +27,7 @@ const struct knob knobs_table[] = {
 	{ "max_updates", "max-updates", "stresstest.maxupdates", KNOB_UINT,
 	  OFF(max_updates), "1000", 1, BIG, "updates in the whole run" },
 	{ "modulus", "modulus", "stresstest.modulus", KNOB_UINT, OFF(modulus),
-	  "1000", 1, BIG, "write a stats block to stress.log every N completed updates" },
+	  "1000", 1, BIG, "write a stats block to stress.log every N offered updates" },
 	{ "update_time", "update-time", "stresstest.updatetime", KNOB_DOUBLE,
 	  OFF(update_time), "300", 0, 31536000,
 	  "seconds the run's updates are spread over (0 = flat out)" },

@@ -329,6 +329,24 @@ pace_until(struct loadgen *lg, double t)
 	return !stop;
 }
 
+/*
+ * n more updates were offered (taken by the queue, enqueued or dropped,
+ * or written directly): count them, and for each multiple of modulus
+ * they reach call the offered hook, which writes stress.log's block.  The
+ * hot path's cost is this one atomic add; the hook runs once a modulus.
+ */
+static void
+count_offered(struct loadgen *lg, uint64_t n)
+{
+	uint64_t m = lg->p->modulus, before;
+
+	before = atomic_fetch_add(&lg->generated, n);
+	if (lg->hooks.offered == NULL || m == 0)
+		return;
+	for (uint64_t k = before / m + 1; k <= (before + n) / m; k++)
+		lg->hooks.offered(lg->hooks.arg, k * m);
+}
+
 static void
 write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
     uint32_t n)
@@ -339,20 +357,48 @@ write_direct(struct loadgen *lg, struct writer_ctx *w, uint32_t file,
 	queue_direct_begin(lg->q, file, n, value_cb, lg, &b);
 	writer_write_batch(w, &b, &res);
 	writer_finish(lg->q, &b, &res, w, &lg->hooks);
+	count_offered(lg, n);
 }
 
-/* Offer the staged updates under one lock acquisition (waiting there
- * while the queue is at its memory bound).  Only what was offered counts
- * as generated: a stop cuts such a wait short. */
+/*
+ * How many staged picks from stage[0] on to offer in one go: all of
+ * them, or, when the offered hook is set, up to the pick that reaches the
+ * next multiple of modulus as the count stands (a plain load, no second
+ * atomic add), so that the block samples the queue as that update was
+ * taken, not up to LOADGEN_STAGE picks later.  *want: their updates.
+ */
+static size_t
+picks_to_multiple(struct loadgen *lg, const struct queue_req *stage,
+    size_t nstage, uint64_t *want)
+{
+	uint64_t m = lg->p->modulus, to_next = UINT64_MAX;
+	size_t i = 0;
+
+	if (lg->hooks.offered != NULL && m > 0)
+		to_next = m - atomic_load(&lg->generated) % m;
+	for (*want = 0; i < nstage && *want < to_next; i++)
+		*want += stage[i].n;
+	return i;
+}
+
+/* Offer the staged updates, in as few lock acquisitions as the blocks
+ * allow (waiting there while the queue is at its memory bound).  Only
+ * what was offered counts as generated: a stop cuts such a wait short,
+ * and the rest is then not offered at all. */
 static void
 flush(struct loadgen *lg, struct queue_req *stage, size_t *nstage)
 {
-	uint64_t n;
+	size_t i = 0, k;
+	uint64_t want, n;
 
-	if (*nstage == 0)
-		return;
-	queue_offer(lg->q, stage, *nstage, value_cb, lg, &n);
-	atomic_fetch_add(&lg->generated, n);
+	while (i < *nstage) {
+		k = picks_to_multiple(lg, stage + i, *nstage - i, &want);
+		queue_offer(lg->q, stage + i, k, value_cb, lg, &n);
+		count_offered(lg, n);
+		if (n < want)
+			break;
+		i += k;
+	}
 	*nstage = 0;
 }
 
@@ -428,7 +474,6 @@ loadgen_main(void *arg)
 			    p->files);
 			if (!p->use_queue) {
 				write_direct(lg, &w, file, (uint32_t)n);
-				atomic_fetch_add(&lg->generated, n);
 				continue;
 			}
 			stage[nstage].file = file;

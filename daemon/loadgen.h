@@ -48,7 +48,9 @@ double	loadgen_due(const struct stress_params *p, uint64_t n);
  * due within 2 ms, 1 to LOADGEN_STAGE (1 when flat out). */
 uint64_t loadgen_picks_per_claim(const struct stress_params *p);
 
-/* Start p->threads generators now; replay values are borrowed. */
+/* Start p->threads generators now; replay values are borrowed.  hooks
+ * serve the no-queue writes, and hooks->offered (if set) is called once
+ * per multiple of p->modulus updates offered (stress.log's blocks). */
 struct loadgen	*loadgen_start(struct queue *q, const struct stress_params *p,
 		    const double *replay, size_t nreplay,
 		    const struct writer_hooks *hooks);

@@ -126,14 +126,16 @@ on_persisted(void *arg, uint64_t ns)
 	pthread_mutex_unlock(&r->lat.mu);
 }
 
-/* A stats block every `modulus` completed updates, as the original. */
+/* A stats block each time the generators have offered another `modulus`
+ * updates, as the original: it counts an update once the queue has taken
+ * it and samples the queue then (called by the generator that got there). */
 static void
-on_progress(void *arg, uint64_t completed, uint64_t count)
+on_offered(void *arg, uint64_t offered)
 {
 	struct run *r = arg;
 
-	if (completed / r->p.modulus != (completed - count) / r->p.modulus)
-		stresslog_block(r->sl, r->q);
+	(void)offered;
+	stresslog_block(r->sl, r->q);
 }
 
 static void
@@ -172,9 +174,7 @@ run_prepare(unsigned id, const char *state_dir, const struct config *cfg,
 	r->cc.flush_s = -1;
 	pthread_mutex_init(&r->lat.mu, NULL);
 	r->hooks.error = on_error;
-	r->hooks.progress = on_progress;
-	pthread_mutex_init(&r->progress_mu, NULL);
-	r->hooks.progress_mu = &r->progress_mu;
+	r->hooks.offered = on_offered;
 	r->hooks.call_time = on_call_time;
 	r->hooks.persisted = on_persisted;
 	r->hooks.sync_time = on_sync_time;
@@ -350,7 +350,10 @@ finish(struct run *r, enum run_state final)
 	cpustat_close();
 	run_snapshot(r, &r->final);
 	note_discards(r);
-	stresslog_block(r->sl, r->q);
+	/* A run that ended early keeps its last state; a done one has had
+	 * its max_updates / modulus blocks (none for the drained queue). */
+	if (final != RUN_DONE)
+		stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
 	    r->reason[0] ? ": " : "", r->reason);
 	stresslog_close(r->sl);
@@ -586,7 +589,6 @@ run_free(struct run *r)
 	hist_destroy(r->lat.fsync_copy);
 	rrdcc_free(r->cc.conn);
 	pthread_mutex_destroy(&r->lat.mu);
-	pthread_mutex_destroy(&r->progress_mu);
 	free(r->replay);
 	free(r->base_last);
 	if (r->setup.update_fd != -1)

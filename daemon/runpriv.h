@@ -114,9 +114,6 @@ struct run {
 	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
 
 	struct writer_hooks	 hooks;
-	/* hooks.progress_mu: a stress.log block's "<n> samples stored" is
-	 * the count whose multiple of modulus it marks */
-	pthread_mutex_t		 progress_mu;
 	struct sampler		 sampler;
 	struct mountinfo	 mount;
 	bool			 have_mount;

@@ -1,6 +1,8 @@
 /* STATE/runs/<id>/stress.log in the original stresser's format: a header
- * with every parameter, then a progress line and four "QS:\t" lines every
- * `modulus` completed updates (camelCase names, as old scripts grep). */
+ * with every parameter, then a progress line and four "QS:\t" lines each
+ * time the generators have offered another `modulus` updates (camelCase
+ * names, as old scripts grep), and a final block for a run that ended
+ * early. */
 #ifndef STRESSD_STRESSLOG_H
 #define STRESSD_STRESSLOG_H
 
@@ -12,7 +14,7 @@ struct stresslog;
 struct stresslog *stresslog_open(const char *path, unsigned run_id,
 	    const struct stress_params *p, double run_start);
 /* Append one block from a fresh snapshot of q, taken under the log's lock
- * so blocks are in order whichever writer asks.  Rates are "current" since
+ * so blocks are in order whichever generator asks.  Rates are "current" since
  * the previous block and "overall" since the first dequeue. */
 void	stresslog_block(struct stresslog *sl, struct queue *q);
 void	stresslog_line(struct stresslog *sl, const char *fmt, ...)

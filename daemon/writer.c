@@ -472,8 +472,6 @@ writer_finish(struct queue *q, struct queue_batch *b,
     const struct queue_result *res, const struct writer_ctx *w,
     const struct writer_hooks *hooks)
 {
-	uint64_t completed;
-
 	/* The error is recorded before the batch is returned, so whoever
 	 * sees the counters move also finds its message. */
 	if (writer_failed(b, res) && hooks->error != NULL)
@@ -481,13 +479,7 @@ writer_finish(struct queue *q, struct queue_batch *b,
 	if (res->written > 0 && b->count > 0 && hooks->persisted != NULL)
 		hooks->persisted(hooks->arg,
 		    (uint64_t)((util_now() - b->oldest_enqueue) * 1e9));
-	if (hooks->progress_mu != NULL)
-		pthread_mutex_lock(hooks->progress_mu);
-	completed = queue_done(q, b, res);
-	if (res->written > 0 && hooks->progress != NULL)
-		hooks->progress(hooks->arg, completed, res->written);
-	if (hooks->progress_mu != NULL)
-		pthread_mutex_unlock(hooks->progress_mu);
+	queue_done(q, b, res);
 }
 
 static void *

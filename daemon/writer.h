@@ -28,12 +28,10 @@
 struct writer_hooks {
 	/* a batch failed: msg names the file and says why */
 	void	(*error)(void *arg, enum rrdfile_kind kind, const char *msg);
-	/* updates_completed went up to completed with this batch */
-	void	(*progress)(void *arg, uint64_t completed, uint64_t count);
-	/* NULL, or held across a batch's completion and its progress call:
-	 * the hook then sees the counters as this batch left them, not
-	 * moved on by another writer's batch */
-	pthread_mutex_t *progress_mu;
+	/* Called by the generators, not the writers: their offers reached
+	 * another multiple of modulus updates (offered, the multiple), once
+	 * per multiple, by the generator whose offer reached it, at once */
+	void	(*offered)(void *arg, uint64_t offered);
 	/* one rrd_update_r call took ns */
 	void	(*call_time)(void *arg, uint64_t ns);
 	/* a batch landed ns after its oldest value was queued */

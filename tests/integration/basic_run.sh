@@ -91,32 +91,18 @@ bad=$(awk -v m=$((FILES / zf)) '
 slog=$(jget "$r" log)
 assert_eq "$slog" "$STATE/runs/$run_id/stress.log" "start result: log path"
 [ -f "$slog" ] || fail "stress.log $slog missing"
-# A block every MODULUS completed updates: the progress line then 4 QS:
-# lines. Batches complete several updates at once, so a block's count may
-# lie past the multiple it marks; one more block at the end of the run
-# (repeating the final count) is allowed.
+# A block each time MODULUS more updates were offered: the progress line
+# then 4 QS: lines, UPDATES / MODULUS of them for a completed run and none
+# after (the drained queue is in report.json, not in a sample).
 counts=$(grep -oE '^[0-9]+ samples stored, ' "$slog" | cut -d' ' -f1) || true
 nblocks=$(grep -c . <<<"$counts" || true)
-marks=$(awk -v m="$MODULUS" '{ k = int($1 / m) }
-    k > prev { n++ } { prev = k } END { print n + 0 }' <<<"$counts")
-assert_eq "$marks" $((UPDATES / MODULUS)) \
-    "progress blocks in stress.log crossing a multiple of modulus (counts: $(tr '\n' ' ' <<<"$counts"))"
-bad=$(awk -v m="$MODULUS" -v total="$nblocks" '{ k = int($1 / m) }
-    NR > 1 && k <= prev && !($1 == last && NR == total) { print; exit }
-    { prev = k; last = $1 }' <<<"$counts")
-[ -z "$bad" ] || fail "stress.log: a progress block at $bad marks no new multiple of $MODULUS"
-[ "$nblocks" -le $((UPDATES / MODULUS + 1)) ] ||
-    fail "stress.log: $nblocks progress blocks for $UPDATES updates, modulus $MODULUS"
+assert_eq "$nblocks" $((UPDATES / MODULUS)) \
+    "progress blocks in stress.log (counts: $(tr '\n' ' ' <<<"$counts"))"
 blocks=$(grep -c $'^QS:\ttotalOperationsPending=[0-9]*, significantOpsPending=[0-9]*, filesWithSignificantWork=[0-9]*, filesWithInsignificantWork=[0-9]*$' "$slog" || true)
 assert_eq "$blocks" "$nblocks" "first QS: lines (one per progress line)"
 assert_eq "$(grep -c $'^QS:\t' "$slog" || true)" $((4 * nblocks)) \
     "QS: lines in stress.log (4 per block)"
-# The last count is the total.
-assert_eq "$(tail -n 1 <<<"$counts")" "$UPDATES" "last 'samples stored' count"
-# The last block shows the drained queue.
-last_qs=$(grep $'^QS:\ttotalOperationsPending=' "$slog" | tail -n 1)
-assert_contains "$last_qs" "totalOperationsPending=0, significantOpsPending=0," \
-    "stress.log: last QS block"
+assert_eq "$(tail -n 1 "$slog")" "# run $run_id done" "stress.log: last line"
 for key in createsCompleted= updatesCompleted= promotionCount= \
     currentEnqueueRates= overallEnqueueRate= overallOpsPerUpdate= \
     totalElapsedTime=; do

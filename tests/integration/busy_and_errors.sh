@@ -175,7 +175,7 @@ files=$(jq '[.. | objects | select(has("files") and has("write_threads"))
     | .files] | first' <<<"$st")
 assert_eq "$files" 50 "status: the run's parameters: files"
 slog=$STATE/runs/$(jget "$s" run_id)/stress.log
-assert_eq "$(stresslog_marks "$slog" 100)" 5 \
+assert_eq "$(stresslog_blocks "$slog")" 5 \
     "-D run: stresstest.modulus=100: progress blocks in $slog"
 
 assert_alive "all of the above"

@@ -468,13 +468,10 @@ rrd_scan() {
 	cat "$T/scan.out"
 }
 
-# stresslog_marks STRESS_LOG MODULUS: how many multiples of MODULUS the
-# "<n> samples stored" progress lines mark (a block's count may lie past its
-# multiple, as batches complete several updates at once).
-stresslog_marks() {
-	grep -oE '^[0-9]+ samples stored, ' "$1" | cut -d' ' -f1 |
-	    awk -v m="$2" '{ k = int($1 / m) } k > prev { n++ } { prev = k }
-		END { print n + 0 }'
+# stresslog_blocks STRESS_LOG: its progress blocks (one per modulus
+# updates offered, and a final one for a run that ended early).
+stresslog_blocks() {
+	grep -cE '^[0-9]+ samples stored, ' "$1" || true
 }
 
 # rrd_sum SCAN_OUTPUT: sum of the COUNT column.

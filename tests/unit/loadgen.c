@@ -1,8 +1,11 @@
 /* Unit tests of daemon/loadgen.c: the zero-file rule, values, pacing
- * arithmetic, and generators feeding a real queue round robin. */
+ * arithmetic, generators feeding a real queue round robin, and the
+ * offered hook that writes stress.log's blocks. */
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,6 +169,95 @@ test_round_robin(void **state)
 	knobs_free(&p);
 }
 
+/* What the offered hook saw: the multiples, and the queue's enqueued
+ * count at each call. */
+struct seen {
+	pthread_mutex_t	 mu;
+	struct queue	*q;
+	uint64_t	 calls, multiples[400], enqueued[400];
+};
+
+static void
+on_offered(void *arg, uint64_t offered)
+{
+	struct seen *s = arg;
+	struct queue_counters c;
+
+	queue_snapshot(s->q, &c);
+	pthread_mutex_lock(&s->mu);
+	if (s->calls < 400) {
+		s->multiples[s->calls] = offered;
+		s->enqueued[s->calls] = c.enqueued;
+	}
+	s->calls++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* One generator run of max_updates into a fresh queue; the hook's calls
+ * in s. */
+static void
+offer_run(struct stress_params *p, struct seen *s)
+{
+	struct queue_config qc = { .files = 5 };
+	struct writer_hooks hooks;
+	struct loadgen *lg;
+
+	memset(&hooks, 0, sizeof(hooks));
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->mu, NULL);
+	hooks.offered = on_offered;
+	hooks.arg = s;
+	assert_non_null(s->q = queue_create(&qc));
+	for (uint32_t i = 0; i < 5; i++)
+		queue_file_init(s->q, i, 1000, true);
+	assert_non_null(lg = loadgen_start(s->q, p, NULL, 0, &hooks));
+	while (!loadgen_finished(lg))
+		usleep(1000);
+	assert_int_equal(loadgen_generated(lg), p->max_updates);
+	loadgen_join(lg);
+	queue_destroy(s->q);
+	pthread_mutex_destroy(&s->mu);
+}
+
+/* The offered hook (stress.log's block) runs once per multiple of modulus
+ * offered, max_updates / modulus times in all, rounded down; with one
+ * generator as the multiple-th update was taken (a staged group is
+ * offered in two parts there), with several in any order. */
+static void
+test_offered_hook(void **state)
+{
+	struct stress_params p;
+	struct seen s;
+	bool got[143] = { false };
+
+	(void)state;
+	params(&p, 5, 0);
+	p.update_time = 0;
+	p.max_updates = 1000;
+	p.modulus = 100;
+	offer_run(&p, &s);
+	assert_int_equal(s.calls, 10);
+	for (uint64_t k = 0; k < 10; k++) {
+		assert_int_equal(s.multiples[k], (k + 1) * 100);
+		assert_int_equal(s.enqueued[k], (k + 1) * 100);
+	}
+	/* 3 generators, picks of 3, modulus 7: a pick straddles multiples */
+	p.threads = 3;
+	p.updates_per_open = 3;
+	p.modulus = 7;
+	offer_run(&p, &s);
+	assert_int_equal(s.calls, 1000 / 7);
+	for (uint64_t k = 0; k < s.calls; k++) {
+		assert_int_equal(s.multiples[k] % 7, 0);
+		assert_false(got[s.multiples[k] / 7]);
+		got[s.multiples[k] / 7] = true;
+	}
+	p.modulus = 1001;	/* more than max_updates: none */
+	offer_run(&p, &s);
+	assert_int_equal(s.calls, 0);
+	knobs_free(&p);
+}
+
 /* A file of text in a fresh memfd, its offset at the end. */
 static int
 text_fd(const char *text)
@@ -278,6 +370,7 @@ main(void)
 		cmocka_unit_test(test_read_values_grown),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_round_robin),
+		cmocka_unit_test(test_offered_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
