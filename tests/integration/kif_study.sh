@@ -104,6 +104,9 @@ check_runs() {
 		assert_eq "$fs" "$(echo ext3 ext3 xfs | cut -d' ' -f$((i + 1)))" \
 		    "run $((i + 1)) fs_type"
 		assert_eq "$(jq -r .state "$rep")" "$want" "run $((i + 1)) state"
+		assert_eq "$(jq -r .params.label "$rep")" "$(echo "ext3 \
+		    data=writeback,ext3 data=ordered,xfs" |
+		    cut -d, -f$((i + 1)))" "run $((i + 1)) label"
 		[[ $(jq -r .target.mount_source "$rep") == /dev/loop* ]] ||
 		    fail "run $((i + 1)) not on a loop device: $(jq -c .target "$rep")"
 		for o in noatime nodev nosuid noexec; do
@@ -200,6 +203,10 @@ check_runs "$T/bstate" "done"
 check_gone "$T/wb" "$out"
 grep -qE '^significant queue avg( +[0-9.]+){3}$' <<<"$out" ||
     fail "no compare of three runs: $out"
+grep -qE '^ +ext3 data=writeback +ext3 data=ordered +xfs$' <<<"$out" ||
+    fail "columns not headed by filesystem: $out"
+grep -q 'cannot be judged' <<<"$out" && grep -q -- 'kif-study --repeat 3' \
+    <<<"$out" || fail "one run each judged: $out"
 ! grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
     "$T/bstate/stressd.log" || fail "sanitizer report: $(cat "$T/bstate/stressd.log")"
 
