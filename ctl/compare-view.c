@@ -47,8 +47,19 @@ mounts_differ(json_object **reps, int n)
 	return false;
 }
 
+/* Whether runs i and j have the same filesystem type. */
+static bool
+same_fs(json_object **reps, int i, int j)
+{
+	const char *a = jpath_str(reps[i], "target.fs_type");
+	const char *b = jpath_str(reps[j], "target.fs_type");
+
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
 /* "ext3 data=writeback": run i's filesystem and those of its mount
- * options that some other run lacks. */
+ * options that another run of that filesystem lacks (between two
+ * filesystems the type tells them apart). */
 static char *
 mount_name(json_object **reps, int n, int i)
 {
@@ -63,8 +74,8 @@ mount_name(json_object **reps, int n, int i)
 		bool all = true;
 
 		for (int j = 0; j < n && all; j++)
-			all = opt_in(jpath_str(reps[j], "target.mount_options"),
-			    o, len);
+			all = !same_fs(reps, i, j) || opt_in(jpath_str(reps[j],
+			    "target.mount_options"), o, len);
 		if (!all) {
 			more = output_xprintf("%s%s%.*s", s, k++ ? "," : " ",
 			    (int)len, o);
