@@ -523,9 +523,16 @@ const struct ctl_cmd cmd_compare_entry = {
 	.summary = "show two or more runs side by side",
 	.details =
 	    "Each RUN is a run id or the path of a report.json file, as for "
-	    "report.  One\ncolumn per run: throughput, both queues, latency "
-	    "and errors, then the\nhistograms of significant_ops_pending.  "
-	    "--json prints {\"runs\": [REPORT, ...]}.\n",
+	    "report.  One\ncolumn per run, headed by its label (else its "
+	    "filesystem and the mount\noptions that differ, else its id): "
+	    "the parameters that differ, throughput,\nboth queues, latency, "
+	    "errors and the verdict, then the histograms of\n"
+	    "significant_ops_pending, each run's verdict and warnings, and a "
+	    "ranking by\nthe significant queue average.  Runs with the same "
+	    "label are repeats; a\nwinner is called only when Welch's t-test "
+	    "at 95 % finds the difference\nbeyond the run-to-run spread, "
+	    "which takes at least 3 runs of each.  --json\nprints "
+	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n",
 	.min_runs = 2,
 	.max_runs = -1,
 	.parse = options_parse_plain,
