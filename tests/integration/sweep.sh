@@ -65,6 +65,9 @@ js=$(ctlj sweep --dir "$T/c" --files 10 --max-updates 50 --update-time 0 \
 assert_eq "$rc" 0 "single-dir sweep"
 assert_eq "$(jq '.runs | length' <<<"$js")" 1 "single-dir sweep runs"
 assert_eq "$(jq -r '.sweep.directories[0].dir' <<<"$js")" "$T/c" "--json dir"
+assert_eq "$(jq -r '.sweep.directories[0].label' <<<"$js")" "$T/c" "--json label"
+assert_eq "$(jq -r '.ranking.candidates[0].label' <<<"$js")" "$T/c" \
+    "--json ranking"
 
 # ---- usage errors: exit 2 naming the option, nothing started
 n=$(ctlj runs | jq '.runs | length')
