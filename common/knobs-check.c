@@ -97,19 +97,44 @@ check_target(const char *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* A label goes into file names and tables: printable, no blanks or
+/* The label knob is free text for headings: any UTF-8 but control
+ * characters (C0, DEL, C1), which a terminal or a log would obey. */
+static int
+check_label(const char *s, char *err, size_t errlen)
+{
+	for (size_t n; *s != '\0'; s += n) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((n = text_utf8_len(s)) == 0) {
+			snprintf(err, errlen, "label: not UTF-8 text");
+			return -1;
+		}
+		if (c < 0x20 || c == 0x7f || (c == 0xc2 &&
+		    (unsigned char)s[1] < 0xa0)) {
+			snprintf(err, errlen, "label: no control character "
+			    "(newline, tab, escape...) allowed");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A sweep id goes into file names and tables: printable, no blanks or
  * slashes, and short. */
 int
 knobs_check_text(const struct knob *k, const char *s, size_t len, char *err,
     size_t errlen)
 {
 	if (len >= KNOBS_TEXT_MAX || strlen(s) != len) {
-		snprintf(err, errlen, "%s: at most %d characters, no NUL byte",
-		    k->name, KNOBS_TEXT_MAX - 1);
+		snprintf(err, errlen, "%s: at most %d %s, no NUL byte", k->name,
+		    KNOBS_TEXT_MAX - 1, strcmp(k->name, "label") == 0 ?
+		    "bytes" : "characters");
 		return -1;
 	}
 	if (strcmp(k->name, "target") == 0)
 		return check_target(s, err, errlen);
+	if (strcmp(k->name, "label") == 0)
+		return check_label(s, err, errlen);
 	for (; *s != '\0'; s++)
 		if (!isgraph((unsigned char)*s) || *s == '/') {
 			snprintf(err, errlen, "%s: only printable characters "

@@ -100,6 +100,10 @@ const struct knob knobs_table[] = {
 	  "page cache, not its disk" },
 	{ "sweep_id", "sweep-id", NULL, KNOB_TEXT, OFF(sweep_id), "", 0, 0,
 	  "label shared by the runs of one stressctl sweep (set by sweep)" },
+	{ "label", "label", NULL, KNOB_TEXT, OFF(label), "", 0, 0,
+	  "what the run is a candidate of, e.g. \"ext3 data=writeback\" "
+	  "(compare heads columns and groups repeats by it; UTF-8, at most "
+	  "127 bytes, no control characters)" },
 	{ "flush_timeout", "flush-timeout", NULL, KNOB_DOUBLE,
 	  OFF(flush_timeout), "300", 0, 86400,
 	  "target rrdcached: seconds the end of a run waits for rrdcached to "

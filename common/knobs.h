@@ -48,6 +48,7 @@ struct stress_params {
 	double		fail_after;
 	unsigned	sync;		/* enum knobs_sync */
 	char		sweep_id[KNOBS_TEXT_MAX];
+	char		label[KNOBS_TEXT_MAX];	/* what the run is a candidate of */
 	double		flush_timeout;
 	char		target[KNOBS_TEXT_MAX];	/* librrd | rrdcached:ADDR */
 };

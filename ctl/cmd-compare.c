@@ -14,15 +14,18 @@
 #include "cmd-compare.h"
 #include "cmd.h"
 #include "columns.h"
+#include "compare-view.h"
 #include "jpath.h"
 #include "options.h"
 #include "output.h"
 #include "proto.h"
+#include "rank.h"
 #include "records.h"
+#include "text.h"
+#include "verdicts.h"
 
 const struct compare_row cmd_compare_rows[] = {
 	{ "state", "state", NULL },
-	{ "files", "params.files", NULL },
 	{ "updates completed", "counters.updates_completed", NULL },
 	/* Only where some run was interrupted. */
 	{ "updates on disk (recounted)", "recount.updates_on_disk", NULL },
@@ -46,6 +49,9 @@ const struct compare_row cmd_compare_rows[] = {
 	  "%.3f" },
 	{ "rrd_update call p50 (ms)", "latency_ms.update_call.p50", "%.3f" },
 	{ "rrd_update call p99 (ms)", "latency_ms.update_call.p99", "%.3f" },
+	/* Only where some run had sync=data (cmd_compare_row_shown). */
+	{ "fdatasync p50 (ms)", "latency_ms.fdatasync.p50", "%.3f" },
+	{ "fdatasync p99 (ms)", "latency_ms.fdatasync.p99", "%.3f" },
 	/* Only where some run had an rrdcached target (row_present). */
 	{ "rrdcached queue avg", "rrdcached.queue_length.average", "%.2f" },
 	{ "rrdcached queue max", "rrdcached.queue_length.max", NULL },
@@ -56,8 +62,9 @@ const struct compare_row cmd_compare_rows[] = {
 const size_t cmd_compare_nrows = sizeof(cmd_compare_rows) /
     sizeof(*cmd_compare_rows);
 
-/* The n-th line (from 0) of text wrapped to width at commas, or NULL
- * past the last; a piece longer than width is cut hard. */
+/* The n-th line (from 0) of text wrapped to width after a comma, blank or
+ * slash, or NULL past the last; a piece longer than width is cut hard,
+ * between characters. */
 static char *
 wrap_line(const char *text, size_t width, size_t line)
 {
@@ -65,10 +72,11 @@ wrap_line(const char *text, size_t width, size_t line)
 		size_t n = strlen(text);
 
 		if (n > width) {
-			for (n = width; n > 0 && text[n - 1] != ','; n--)
+			for (n = width; n > 0 && strchr(", /", text[n - 1]) ==
+			    NULL; n--)
 				;
-			if (n == 0)
-				n = width;
+			if (n == 0 && (n = text_cut(text, width)) == 0)
+				n = text_utf8_len(text) ? text_utf8_len(text) : 1;
 		}
 		if (i == line)
 			return output_xprintf("%.*s", (int)n, text);
@@ -86,6 +94,21 @@ cmd_compare_present(json_object **reps, int n, const char *path)
 	return false;
 }
 
+bool
+cmd_compare_row_shown(json_object **reps, int n,
+    const struct compare_row *row)
+{
+	/* fdatasync latencies are all 0 without sync=data. */
+	bool data = strncmp(row->path, "latency_ms.fdatasync.", 21) != 0;
+
+	for (int i = 0; i < n && !data; i++) {
+		const char *sync = jpath_str(reps[i], "params.sync");
+
+		data = sync != NULL && strcmp(sync, "data") == 0;
+	}
+	return data && cmd_compare_present(reps, n, row->path);
+}
+
 static bool
 hist_bucketed(json_object *hist)
 {
@@ -101,42 +124,6 @@ cmp_int64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
-}
-
-/* Whether the runs come from more than one host; a record without a host
- * name counts as one host of its own. */
-static bool
-hosts_differ(json_object **reps, int n)
-{
-	const char *host0 = jpath_str(reps[0], "host.name");
-
-	for (int i = 1; i < n; i++) {
-		const char *h = jpath_str(reps[i], "host.name");
-
-		if ((h == NULL) != (host0 == NULL) ||
-		    (h != NULL && strcmp(h, host0) != 0))
-			return true;
-	}
-	return false;
-}
-
-/* A run's name in compare: "run ID", or "run ID@HOST" when the runs come
- * from several hosts, where run ids are each host's own and the same id
- * may well name two different runs. */
-static char *
-run_label(json_object *rep, bool by_host)
-{
-	char *id = jpath_text(rep, "run_id", NULL), *host, *label;
-
-	if (!by_host)
-		label = output_xprintf("run %s", id);
-	else {
-		host = jpath_text(rep, "host.name", NULL);
-		label = output_xprintf("run %s@%s", id, host);
-		free(host);
-	}
-	free(id);
-	return label;
 }
 
 struct columns *
@@ -172,9 +159,52 @@ cmp_hval(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Rows of label (on the first) and the n cells, each wrapped to width;
+ * NULL cells show as "-". */
 static void
-compare_histograms(json_object **reps, int n, bool by_host)
+add_wrapped(struct columns *t, const char *label, char *const *cells, int n,
+    size_t width)
 {
+	size_t lines = 1;
+	char *cell;
+
+	for (int i = 0; i < n; i++)
+		for (size_t k = lines; cells[i] != NULL &&
+		    (cell = wrap_line(cells[i], width, k)) != NULL; k++) {
+			free(cell);
+			lines = k + 1;
+		}
+	for (size_t k = 0; k < lines; k++) {
+		columns_add(t, "%s", k == 0 ? label : "");
+		for (int i = 0; i < n; i++) {
+			cell = cells[i] != NULL ? wrap_line(cells[i], width, k) :
+			    NULL;
+			columns_add(t, "%s", cell ? cell : k || cells[i] ? "" :
+			    "-");
+			free(cell);
+		}
+	}
+}
+
+/* The heading rows: each run's name, then its run id if that is not
+ * the name. */
+static void
+add_heading(struct columns *t, const struct compare_view *v,
+    const char *label, size_t width)
+{
+	add_wrapped(t, label, v->name, v->n, width);
+	if (!v->named)
+		return;
+	columns_add(t, "run");
+	for (int i = 0; i < v->n; i++)
+		columns_add(t, "%s", v->run[i] + 4);	/* without "run " */
+}
+
+static void
+compare_histograms(const struct compare_view *v, size_t width)
+{
+	json_object **reps = v->reps;
+	int n = v->n > 0 ? v->n : 0;
 	static const char *const key =
 	    "queue_depth.significant_ops_pending.histogram";
 	int64_t *vals = NULL;
@@ -195,10 +225,8 @@ compare_histograms(json_object **reps, int n, bool by_host)
 	if (bucketed) {
 		for (int i = 0; i < n; i++) {
 			json_object *h = jpath(reps[i], key);
-			char *label = run_label(reps[i], by_host);
 
-			printf("  %s\n", label);
-			free(label);
+			printf("  %s\n", v->who[i]);
 			if (json_object_is_type(h, json_type_array))
 				records_histogram(h, 4);
 			else
@@ -237,13 +265,7 @@ compare_histograms(json_object **reps, int n, bool by_host)
 		qsort(vals, nv, sizeof(*vals), cmp_int64);
 
 	t = cmd_compare_columns('r', n);
-	columns_add(t, "value");
-	for (int i = 0; i < n; i++) {
-		char *label = run_label(reps[i], by_host);
-
-		columns_add(t, "%s", label);
-		free(label);
-	}
+	add_heading(t, v, "value", width);
 	for (size_t k = 0; k < nv; k++) {
 		if (k > 0 && vals[k] == vals[k - 1])
 			continue;
@@ -268,20 +290,125 @@ compare_histograms(json_object **reps, int n, bool by_host)
 	free(vals);
 }
 
-static void
-compare_text(json_object **reps, int n)
+/* A parameter as text: arrays (the RRAs) joined with commas. */
+static char *
+param_text(json_object *params, const char *key)
 {
-	struct columns *t;
-	size_t width = CMD_COMPARE_MIN_COL, lines = 0;
-	char *cell;
-	bool by_host = hosts_differ(reps, n);
+	json_object *val = jpath(params, key);
+	char *s, *more;
 
-	/* The run columns are as wide as their widest value or heading. */
+	if (!json_object_is_type(val, json_type_array))
+		return val != NULL ? jpath_text(params, key, NULL) : NULL;
+	s = output_xstrdup("");
+	for (size_t i = 0; i < json_object_array_length(val); i++) {
+		more = output_xprintf("%s%s%s", s, i ? "," : "",
+		    json_object_get_string(json_object_array_get_idx(val, i)));
+		free(s);
+		s = more;
+	}
+	return s;
+}
+
+/* Whether key of params has the same value in every run. */
+static bool
+param_same(json_object **reps, int n, const char *key)
+{
+	const char *first = NULL;
+	bool same = true;
+	char *v0 = NULL;
+
+	for (int i = 0; i < n && same; i++) {
+		json_object *val = jpath(reps[i], "params");
+		const char *s;
+
+		val = json_object_is_type(val, json_type_object) &&
+		    json_object_object_get_ex(val, key, &val) ? val : NULL;
+		s = val ? json_object_to_json_string_ext(val,
+		    JSON_C_TO_STRING_PLAIN) : "";
+		if (i == 0) {
+			v0 = output_xstrdup(s);
+			first = v0;
+		} else
+			same = strcmp(first, s) == 0;
+	}
+	free(v0);
+	return same;
+}
+
+/* The parameters that differ between the runs, one row each; the
+ * directory and the label are in the heading, the sweep id is noise. */
+static void
+add_params(struct columns *t, json_object **reps, int n, size_t width)
+{
+	char **cells = output_nomem(calloc((size_t)n, sizeof(*cells)));
+	bool any = false;
+
+	for (int r = 0; r < n; r++) {
+		json_object *p = jpath(reps[r], "params");
+
+		if (!json_object_is_type(p, json_type_object))
+			continue;
+		json_object_object_foreach(p, key, val) {
+			bool seen = false;
+			char *label;
+
+			(void)val;
+			for (int q = 0; q < r && !seen; q++)
+				seen = jpath(jpath(reps[q], "params"), key) !=
+				    NULL;
+			if (seen || strcmp(key, "dir") == 0 ||
+			    strcmp(key, "label") == 0 ||
+			    strcmp(key, "sweep_id") == 0 ||
+			    param_same(reps, n, key))
+				continue;
+			if (!any)
+				columns_add(t, "parameters that differ");
+			for (int i = 0; i < n && !any; i++)
+				columns_add(t, "%s", "");
+			any = true;
+			for (int i = 0; i < n; i++)
+				cells[i] = param_text(jpath(reps[i], "params"),
+				    key);
+			label = output_xprintf("  %s", key);
+			add_wrapped(t, label, cells, n, width);
+			free(label);
+			for (int i = 0; i < n; i++)
+				free(cells[i]);
+		}
+	}
+	if (!any) {
+		columns_add(t, "parameters that differ");
+		columns_cell(t, "none", COLUMNS_FREE);
+		for (int i = 1; i < n; i++)
+			columns_add(t, "%s", "");
+	}
+	free(cells);
+}
+
+/* The verdict row's cell: the short form, an old record's shorter
+ * still (the verdicts below the table say why). */
+static char *
+verdict_cell(json_object *rep)
+{
+	if (jpath(rep, "verdict") == NULL)
+		return output_xstrdup("no verdict");
+	return verdicts_short(rep);
+}
+
+static void
+compare_text(const struct compare_view *v)
+{
+	json_object **reps = v->reps;
+	int n = v->n > 0 ? v->n : 0;
+	struct columns *t;
+	size_t width = CMD_COMPARE_MIN_COL;
+	char *cell, **cells;
+
+	/* The run columns are as wide as their widest value or run id;
+	 * longer headings, directories and options wrap. */
 	for (int i = 0; i < n; i++) {
-		cell = run_label(reps[i], by_host);
-		if (strlen(cell) > width)
-			width = strlen(cell);
-		free(cell);
+		if (strlen(v->run[i]) > width)
+			width = strlen(v->run[i]);
 		for (size_t r = 0; r < cmd_compare_nrows; r++) {
 			cell = jpath_text(reps[i], cmd_compare_rows[r].path,
 			    cmd_compare_rows[r].dfmt);
@@ -289,65 +416,36 @@ compare_text(json_object **reps, int n)
 				width = strlen(cell);
 			free(cell);
 		}
+		cell = verdict_cell(reps[i]);
+		if (strlen(cell) > width)
+			width = strlen(cell);
+		free(cell);
 	}
 
 	t = cmd_compare_columns('l', n);
-
-	/* Heading: run id (with the host, if they differ), fs type, the
-	 * directory (its end, if long) and the mount options wrapped at
-	 * commas. */
-	columns_add(t, "%s", "");
+	add_heading(t, v, "", width);
+	cells = output_nomem(calloc((size_t)n, sizeof(*cells)));
+	for (int i = 0; i < n; i++)
+		cells[i] = jpath_text(reps[i], "target.fs_type", NULL);
+	add_wrapped(t, "filesystem", cells, n, width);
 	for (int i = 0; i < n; i++) {
-		cell = run_label(reps[i], by_host);
-		columns_add(t, "%s", cell);
-		free(cell);
+		free(cells[i]);
+		cells[i] = compare_view_dir(reps[i]);
 	}
-	columns_add(t, "filesystem");
+	add_wrapped(t, "directory", cells, n, width);
 	for (int i = 0; i < n; i++) {
-		cell = jpath_text(reps[i], "target.fs_type", NULL);
-		columns_add(t, "%.*s", (int)width, cell);
-		free(cell);
+		free(cells[i]);
+		cells[i] = (char *)jpath_str(reps[i], "target.mount_options");
 	}
-	columns_add(t, "directory");
-	for (int i = 0; i < n; i++) {
-		const char *dir = jpath_str(reps[i], "target.dir");
-		size_t len = dir ? strlen(dir) : 0;
-
-		if (dir == NULL)
-			columns_add(t, "-");
-		else if (len > width)
-			columns_add(t, "...%s", dir + len - (width - 3));
-		else
-			columns_add(t, "%s", dir);
-	}
-	for (int i = 0; i < n; i++) {
-		const char *o = jpath_str(reps[i], "target.mount_options");
-		size_t k = 0;
-
-		while (o != NULL && (cell = wrap_line(o, width, k)) != NULL) {
-			free(cell);
-			k++;
-		}
-		if (k > lines)
-			lines = k;
-	}
-	for (size_t k = 0; k < (lines ? lines : 1); k++) {
-		columns_add(t, "%s", k == 0 ? "mount options" : "");
-		for (int i = 0; i < n; i++) {
-			const char *o = jpath_str(reps[i],
-			    "target.mount_options");
-
-			cell = o != NULL ? wrap_line(o, width, k) : NULL;
-			columns_add(t, "%s", cell ? cell : k ? "" : "-");
-			free(cell);
-		}
-	}
+	add_wrapped(t, "mount options", cells, n, width);
+	free(cells);
+	add_params(t, reps, n, width);
 	columns_add(t, "%s", "");
 	for (int i = 0; i < n; i++)
 		columns_add(t, "%s", "");
 
 	for (size_t r = 0; r < cmd_compare_nrows; r++) {
-		if (!cmd_compare_present(reps, n, cmd_compare_rows[r].path))
+		if (!cmd_compare_row_shown(reps, n, &cmd_compare_rows[r]))
 			continue;
 		columns_add(t, "%s", cmd_compare_rows[r].label);
 		for (int i = 0; i < n; i++) {
@@ -357,16 +455,23 @@ compare_text(json_object **reps, int n)
 			free(cell);
 		}
 	}
+	columns_add(t, "verdict");
+	for (int i = 0; i < n; i++) {
+		cell = verdict_cell(reps[i]);
+		columns_add(t, "%s", cell);
+		free(cell);
+	}
 	columns_print(t, stdout, 0);
 	columns_free(t);
-	compare_histograms(reps, n, by_host);
+	compare_histograms(v, width);
 }
 
 int
 cmd_compare_show(const struct records_ctx *ctx,
     const struct compare_more *more)
 {
-	json_object **reps, *all = NULL, *list;
+	json_object **reps, *all = NULL, *list, *ranking = NULL;
+	struct compare_view v = { .n = 0 };
 	int rc = CTL_EXIT_OK, got = 0;
 
 	reps = output_nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
@@ -374,21 +479,30 @@ cmd_compare_show(const struct records_ctx *ctx,
 		if ((reps[got] = records_load(ctx, ctx->runs[got], &rc)) ==
 		    NULL)
 			goto fail;
+	compare_view_init(&v, reps, got);
+	ranking = rank_build(reps, v.cand, got);
 	if (ctx->json) {
 		all = output_nomem(json_object_new_object());
 		list = output_nomem(json_object_new_array());
 		for (int i = 0; i < got; i++)
 			json_object_array_add(list, json_object_get(reps[i]));
 		json_object_object_add(all, "runs", list);
+		json_object_object_add(all, "ranking",
+		    json_object_get(ranking));
 		if (more != NULL)
 			more->json(ctx, reps, got, all);
 		printf("%s\n", output_json_string(all));
 	} else {
-		compare_text(reps, got);
+		compare_text(&v);
 		if (more != NULL)
 			more->text(ctx, reps, got);
+		/* The answer closes the output. */
+		verdicts_print(reps, v.who, v.run, got);
+		rank_print(ranking);
 	}
 fail:
+	compare_view_free(&v);
+	json_object_put(ranking);
 	json_object_put(all);
 	for (int i = 0; i < got; i++)
 		json_object_put(reps[i]);
@@ -409,9 +523,16 @@ const struct ctl_cmd cmd_compare_entry = {
 	.summary = "show two or more runs side by side",
 	.details =
 	    "Each RUN is a run id or the path of a report.json file, as for "
-	    "report.  One\ncolumn per run: throughput, both queues, latency "
-	    "and errors, then the\nhistograms of significant_ops_pending.  "
-	    "--json prints {\"runs\": [REPORT, ...]}.\n",
+	    "report.  One\ncolumn per run, headed by its label (else its "
+	    "filesystem and the mount\noptions that differ, else its id): "
+	    "the parameters that differ, throughput,\nboth queues, latency, "
+	    "errors and the verdict, then the histograms of\n"
+	    "significant_ops_pending, each run's verdict and warnings, and a "
+	    "ranking by\nthe significant queue average.  Runs with the same "
+	    "label are repeats; a\nwinner is called only when Welch's t-test "
+	    "at 95 % finds the difference\nbeyond the run-to-run spread, "
+	    "which takes at least 3 runs of each.  --json\nprints "
+	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n",
 	.min_runs = 2,
 	.max_runs = -1,
 	.parse = options_parse_plain,

@@ -27,6 +27,10 @@ extern const size_t		cmd_compare_nrows;
 /* Whether any of the n records has a value at path. */
 bool		 cmd_compare_present(json_object **reps, int n,
 		    const char *path);
+/* Whether compare shows row: some record has its value (and, for a
+ * fdatasync row, some run had sync=data). */
+bool		 cmd_compare_row_shown(json_object **reps, int n,
+		    const struct compare_row *row);
 /* A table of a label column (aligned 'l' or 'r') and n right-aligned
  * columns, one a run (or a directory). */
 struct columns	*cmd_compare_columns(char first, int n);

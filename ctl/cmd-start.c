@@ -375,7 +375,38 @@ sweep_dir(struct ctl *ctl, const char *text)
 		return CTL_EXIT_ERROR;
 	}
 	ctl->sweep_dirs = dirs;
-	dirs[ctl->nsweep_dirs++] = path;
+	dirs[ctl->nsweep_dirs] = path;
+	dirs = realloc(ctl->sweep_labels, (size_t)(ctl->nsweep_dirs + 1) *
+	    sizeof(*dirs));
+	if (dirs == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
+	ctl->sweep_labels = dirs;
+	dirs[ctl->nsweep_dirs++] = NULL;
+	return PARSE_OK;
+}
+
+/* sweep --label names the candidate of the --dir before it. */
+static int
+sweep_label(struct ctl *ctl, const struct knob *k, const char *text)
+{
+	char err[160];
+	int d = ctl->nsweep_dirs - 1;
+
+	if (d < 0 || ctl->sweep_labels[d] != NULL) {
+		options_usage_error(ctl->cmd, "--label names the --dir before "
+		    "it: one --label after each --dir");
+		return CTL_EXIT_USAGE;
+	}
+	if (knobs_check_text(k, text, strlen(text), err, sizeof(err)) == -1) {
+		options_usage_error(ctl->cmd, "--%s", err);
+		return CTL_EXIT_USAGE;
+	}
+	if ((ctl->sweep_labels[d] = strdup(text)) == NULL) {
+		fprintf(stderr, "stressctl: out of memory\n");
+		return CTL_EXIT_ERROR;
+	}
 	return PARSE_OK;
 }
 
@@ -447,6 +478,8 @@ run_option(struct ctl *ctl, int c, bool sweep)
 		ctl->repeat = (unsigned long)d;
 	} else if (sweep && k != NULL && strcmp(k->name, "dir") == 0) {
 		return sweep_dir(ctl, optarg);
+	} else if (sweep && k != NULL && strcmp(k->name, "label") == 0) {
+		return sweep_label(ctl, k, optarg);
 	} else if (sweep && k != NULL && strcmp(k->name, "sweep_id") == 0) {
 		options_usage_error(ctl->cmd, "--sweep-id: the sweep sets it");
 		return CTL_EXIT_USAGE;

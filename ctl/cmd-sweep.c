@@ -77,8 +77,7 @@ sweep_spread(const struct records_ctx *ctx, json_object **reps, int n, int d,
 static bool
 sweep_row(const struct compare_row *r)
 {
-	return strcmp(r->path, "state") != 0 &&
-	    strcmp(r->path, "params.files") != 0;
+	return strcmp(r->path, "state") != 0;
 }
 
 static void
@@ -100,9 +99,13 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	columns_add(t, "%s", "");
 	for (int d = 0; d < nd; d++) {
 		const char *dir = ctx->sweep_dirs[d];
+		const char *label = d < n ? jpath_str(reps[d], "params.label") :
+		    NULL;
 		size_t len = strlen(dir);
 
-		if (len > CMD_COMPARE_MIN_COL)
+		if (label != NULL && *label != '\0')
+			columns_add(t, "%s", label);
+		else if (len > CMD_COMPARE_MIN_COL)
 			columns_add(t, "...%s", dir + len -
 			    (CMD_COMPARE_MIN_COL - 3));
 		else
@@ -117,7 +120,7 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 		const struct compare_row *row = &cmd_compare_rows[r];
 		const char *fmt = row->dfmt ? row->dfmt : "%.1f";
 
-		if (!sweep_row(row) || !cmd_compare_present(reps, n, row->path))
+		if (!sweep_row(row) || !cmd_compare_row_shown(reps, n, row))
 			continue;
 		columns_add(t, "%s", row->label);
 		for (int d = 0; d < nd; d++) {
@@ -160,6 +163,8 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 
 		json_object_object_add(e, "dir",
 		    json_object_new_string(ctx->sweep_dirs[d]));
+		json_object_object_add(e, "label", d < n ? json_object_get(
+		    jpath(reps[d], "params.label")) : NULL);
 		for (int i = d; i < n; i += ctx->nsweep_dirs)
 			json_object_array_add(ids,
 			    json_object_get(jpath(reps[i], "run_id")));
@@ -169,6 +174,7 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 			json_object *v;
 
 			if (!sweep_row(row) ||
+			    !cmd_compare_row_shown(reps, n, row) ||
 			    !sweep_spread(ctx, reps, n, d, row->path, &s))
 				continue;
 			v = output_nomem(json_object_new_object());
@@ -288,6 +294,29 @@ sweep_follow(struct ctl *ctl, int64_t id, int *rc)
 	return ret;
 }
 
+/* The label of sweep directory d's runs: its --label, else the directory
+ * (its end, if too long for a label), else "dir D". */
+static json_object *
+sweep_label(const struct ctl *ctl, int d)
+{
+	const struct knob *k = knobs_find("label");
+	const char *dir = ctl->sweep_dirs[d];
+	size_t len = strlen(dir);
+	char buf[KNOBS_TEXT_MAX], err[160];
+
+	if (ctl->sweep_labels[d] != NULL)
+		return json_object_new_string(ctl->sweep_labels[d]);
+	if (len < sizeof(buf))
+		snprintf(buf, sizeof(buf), "%s", dir);
+	else
+		snprintf(buf, sizeof(buf), "...%s", dir + len -
+		    (sizeof(buf) - 4));
+	/* A cut character or bytes that are not UTF-8 fail the check. */
+	if (knobs_check_text(k, buf, strlen(buf), err, sizeof(err)) == -1)
+		snprintf(buf, sizeof(buf), "dir %d", d + 1);
+	return json_object_new_string(buf);
+}
+
 /* The sweep command (a record command: it makes its own requests). */
 static int
 run_sweep(const struct records_ctx *rec)
@@ -342,6 +371,8 @@ run_sweep(const struct records_ctx *rec)
 		    json_object_new_string(sub));
 		json_object_object_add(args, "sweep_id",
 		    json_object_new_string(sweep_id));
+		json_object_object_add(args, "label", sweep_label(ctl,
+		    (int)(n % (unsigned long)ctl->nsweep_dirs)));
 		if ((res = call_daemon(ctl, "start", args, &rc)) == NULL) {
 			if (rc == CTL_EXIT_OK)	/* a dry run */
 				continue;
@@ -412,11 +443,15 @@ const struct ctl_cmd cmd_sweep_entry = {
 	    "files in a new subdirectory\nDIR/sweep-ID-K (K: the run's number "
 	    "in the sweep), created by stressd;\nnothing is removed.  Each run "
 	    "is recorded as usual, its sweep_id knob set\nto ID (s-TIME-PID, "
-	    "shown by runs).  At the end the runs are compared as\nby compare; "
+	    "shown by runs).  At the end the runs are compared as\nby compare, "
+	    "verdicts and ranking included (a winner needs --repeat 3);\n"
 	    "with --repeat above 1, each directory's mean, sample standard\n"
-	    "deviation, minimum and maximum across its done runs follow.  "
+	    "deviation, minimum and maximum across its done runs come first.  "
 	    "Progress goes to\nstderr.\n\nOptions:\n"
 	    "  --dir DIR     a directory to sweep (repeatable; at least one)\n"
+	    "  --label TEXT  what the --dir before it is (its runs' label knob;\n"
+	    "                default the directory): compare's heading, and\n"
+	    "                how the ranking groups repeats\n"
 	    "  --repeat N    runs per directory, 1 to 1000 (default 1)\n"
 	    "  --profile P   start every run from [profile P] of stressd.conf\n"
 	    "  -h, --help    print this help and exit\nand every option of "

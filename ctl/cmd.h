@@ -32,6 +32,7 @@ struct ctl {
 	double			 timeout;	/* --timeout; 0: none, < 0: not given */
 	struct records_ctx	 rec;		/* for the record commands */
 	char			**sweep_dirs;	/* sweep --dir, absolute */
+	char			**sweep_labels;	/* sweep --label of each, or NULL */
 	int			 nsweep_dirs;
 	unsigned long		 repeat;	/* sweep --repeat */
 };

@@ -120,8 +120,11 @@ main(int argc, char **argv)
 fail:
 	json_object_put(reply);
 	json_object_put(ctl.args);
-	for (int i = 0; i < ctl.nsweep_dirs; i++)
+	for (int i = 0; i < ctl.nsweep_dirs; i++) {
 		free(ctl.sweep_dirs[i]);
+		free(ctl.sweep_labels[i]);
+	}
 	free(ctl.sweep_dirs);
+	free(ctl.sweep_labels);
 	return ret;
 }

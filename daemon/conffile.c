@@ -53,8 +53,12 @@ knob_expected(const struct knob *k, char *e, size_t n)
 		    "separated by commas", KNOBS_MAX_RRAS);
 		break;
 	case KNOB_TEXT:
-		snprintf(e, n, "expected up to %d printable characters, no "
-		    "blanks or '/'", KNOBS_TEXT_MAX - 1);
+		if (strcmp(k->name, "label") == 0)
+			snprintf(e, n, "expected up to %d bytes of UTF-8 text "
+			    "without control characters", KNOBS_TEXT_MAX - 1);
+		else
+			snprintf(e, n, "expected up to %d printable characters, "
+			    "no blanks or '/'", KNOBS_TEXT_MAX - 1);
 		break;
 	case KNOB_CHOICE: {
 		char list[128];

@@ -91,6 +91,7 @@ opt_in() { [[ ,$1, == *",$2,"* ]]; }
 # files, on a loop device mounted noatime,nodev,nosuid,noexec, ended STATE.
 check_runs() {
 	local st=$1 want=$2 reps n i rep fs opts o
+	local labels=("ext3 data=writeback" "ext3 data=ordered" xfs)
 	reps=$(find "$st/runs" -name report.json | sort -V)
 	n=$(wc -l <<<"$reps")
 	assert_eq "$n" 3 "runs recorded in $st"
@@ -104,6 +105,8 @@ check_runs() {
 		assert_eq "$fs" "$(echo ext3 ext3 xfs | cut -d' ' -f$((i + 1)))" \
 		    "run $((i + 1)) fs_type"
 		assert_eq "$(jq -r .state "$rep")" "$want" "run $((i + 1)) state"
+		assert_eq "$(jq -r .params.label "$rep")" "${labels[i]}" \
+		    "run $((i + 1)) label"
 		[[ $(jq -r .target.mount_source "$rep") == /dev/loop* ]] ||
 		    fail "run $((i + 1)) not on a loop device: $(jq -c .target "$rep")"
 		for o in noatime nodev nosuid noexec; do
@@ -200,6 +203,10 @@ check_runs "$T/bstate" "done"
 check_gone "$T/wb" "$out"
 grep -qE '^significant queue avg( +[0-9.]+){3}$' <<<"$out" ||
     fail "no compare of three runs: $out"
+grep -qE '^ +ext3 data=writeback +ext3 data=ordered +xfs$' <<<"$out" ||
+    fail "columns not headed by filesystem: $out"
+grep -q 'cannot be judged' <<<"$out" && grep -q -- 'kif-study --repeat 3' \
+    <<<"$out" || fail "one run each judged: $out"
 ! grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
     "$T/bstate/stressd.log" || fail "sanitizer report: $(cat "$T/bstate/stressd.log")"
 

@@ -9,7 +9,7 @@
 
 # ---- a b a b
 rc=0
-out=$(ctl sweep --dir "$T/a" --dir "$T/b" --repeat 2 --files 20 \
+out=$(ctl sweep --dir "$T/a" --label "disk a" --dir "$T/b" --repeat 2 --files 20 \
     --max-updates 400 --update-time 0 --rra "$RRA" 2>"$T/sweep.err") || rc=$?
 assert_eq "$rc" 0 "sweep exit status ($(cat "$T/sweep.err"))"
 runs=$(ctlj runs)
@@ -27,8 +27,11 @@ for id in $ids; do
 	assert_eq "$dir" "$T/$want/sweep-$sid-$((i + 1))" "run $id dir"
 	assert_eq "$(jq -r .state "$rep")" "done" "run $id state"
 	assert_eq "$(jq -r .params.sweep_id "$rep")" "$sid" "run $id sweep_id"
-	# the same knobs but dir, hence the same seed
-	p=$(jq -c '.params | del(.dir)' "$rep")
+	# a label per directory: its --label, else the directory
+	assert_eq "$(jq -r .params.label "$rep")" \
+	    "$([ "$want" = a ] && echo "disk a" || echo "$T/b")" "run $id label"
+	# the same knobs but dir and label, hence the same seed
+	p=$(jq -c '.params | del(.dir, .label)' "$rep")
 	[ "$i" -eq 0 ] && p0=$p
 	assert_eq "$p" "$p0" "run $id params"
 	assert_eq "$(jq .params.seed "$rep")" 1 "run $id seed"
@@ -36,6 +39,15 @@ for id in $ids; do
 	grep -q "run $id\\b" <<<"$out" || fail "compare does not name run $id: $out"
 	i=$((i + 1))
 done
+# headed by label, the user's directory, a verdict and a ranking of repeats
+head -n 1 <<<"$out" | grep -q '^ \+disk a \+' || fail "heading: $out"
+dirs=$(sed -n '/^directory/,/^mount options/p' <<<"$out")
+! grep -q 'sweep-' <<<"$dirs" || fail "sweep tail shown: $dirs"
+grep -qE '^verdict ' <<<"$out" || fail "no verdict row: $out"
+grep -qE '^  disk a +[0-9.]+ \+- [0-9.]+ +2 runs' <<<"$out" ||
+    fail "no ranking of repeats: $out"
+grep -q 'cannot be judged: disk a has 2 done runs' <<<"$out" ||
+    fail "two repeats judged: $out"
 grep -q 'mean +- sample standard deviation' <<<"$out" ||
     fail "no mean/spread table: $out"
 grep -qE '^done runs +2 +2$' <<<"$out" || fail "done runs per dir: $out"
@@ -53,11 +65,15 @@ js=$(ctlj sweep --dir "$T/c" --files 10 --max-updates 50 --update-time 0 \
 assert_eq "$rc" 0 "single-dir sweep"
 assert_eq "$(jq '.runs | length' <<<"$js")" 1 "single-dir sweep runs"
 assert_eq "$(jq -r '.sweep.directories[0].dir' <<<"$js")" "$T/c" "--json dir"
+assert_eq "$(jq -r '.sweep.directories[0].label' <<<"$js")" "$T/c" "--json label"
+assert_eq "$(jq -r '.ranking.candidates[0].label' <<<"$js")" "$T/c" \
+    "--json ranking"
 
 # ---- usage errors: exit 2 naming the option, nothing started
 n=$(ctlj runs | jq '.runs | length')
 for args in "--repeat 0 --dir $T/x" "--repeat x --dir $T/x" \
     "--files ten --dir $T/x" "--bogus --dir $T/x" "--sweep-id s --dir $T/x" \
+    "--label l --dir $T/x" "--dir $T/x --label $(printf 'x%.0s' {1..130})" \
     "--files 10" "-D stresstest.file=$T/x --dir $T/y"; do
 	rc=0
 	# shellcheck disable=SC2086  # split on purpose
@@ -66,6 +82,7 @@ for args in "--repeat 0 --dir $T/x" "--repeat x --dir $T/x" \
 	opt=${args%% *}
 	[ "$args" = "--files 10" ] && opt=--dir
 	[[ $args == -D* ]] && opt=-D
+	[[ $args == *--label* ]] && opt=--label
 	grep -q -- "$opt" "$T/err" || fail "sweep $args: '$opt' not named: $(cat "$T/err")"
 done
 assert_eq "$(ctlj runs | jq '.runs | length')" "$n" "usage errors started runs"

@@ -331,6 +331,64 @@ test_choice_list(void **state)
 	assert_int_equal(knobs_choice_index(knobs_find("sync"), "all"), -1);
 }
 
+/* The label knob: what a run is a candidate of, as a person writes it
+ * (blanks, '=', '/', any language), but one line of text no terminal
+ * reads as a command, and short enough for a column heading. */
+static void
+test_label(void **state)
+{
+	static const char *const good[] = {
+		"ext3 data=writeback", "xfs", "/dev/sdb1 (ext4, noatime)",
+		"disque \u00e9tude", "\u65e5\u672c",
+	};
+	struct stress_params p;
+	const char *field;
+	char err[256], json[256], big[200];
+
+	(void)state;
+	knobs_defaults(&p);
+	assert_string_equal(p.label, "");
+	knobs_free(&p);
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		snprintf(json, sizeof(json), "{\"dir\":\"/x\",\"label\":"
+		    "\"%s\"}", good[i]);
+		if (apply(&p, json, &field, err) != 0)
+			fail_msg("%s refused: %s", json, err);
+		knobs_free(&p);
+	}
+	assert_int_equal(apply(&p, "{\"dir\":\"/x\",\"label\":\"a b\"}",
+	    &field, err), 0);
+	assert_string_equal(p.label, "a b");
+	knobs_free(&p);
+	expect_error("{\"dir\":\"/x\",\"label\":\"a\\nb\"}", "label",
+	    "control character");
+	expect_error("{\"dir\":\"/x\",\"label\":\"a\\u001b[31m\"}",
+	    "label", "control character");
+	expect_error("{\"dir\":\"/x\",\"label\":\"a\\u0085b\"}",
+	    "label", "control character");
+	expect_error("{\"dir\":\"/x\",\"label\":\"a\\u007f\"}", "label",
+	    "control character");
+	expect_error("{\"dir\":\"/x\",\"label\":\"a\\u0000b\"}",
+	    "label", "NUL");
+	expect_error("{\"dir\":\"/x\",\"label\":3}", "label", "string");
+	memset(big, 'x', 128);
+	big[128] = '\0';
+	snprintf(json, sizeof(json), "{\"dir\":\"/x\",\"label\":\"%s\"}",
+	    big);
+	expect_error(json, "label", "127 bytes");
+	big[127] = '\0';
+	snprintf(json, sizeof(json), "{\"dir\":\"/x\",\"label\":\"%s\"}",
+	    big);
+	assert_int_equal(apply(&p, json, &field, err), 0);
+	knobs_free(&p);
+	/* Bytes that are not UTF-8, as a JSON parser may pass them on. */
+	assert_int_equal(knobs_check_text(knobs_find("label"), "ab\xff", 3,
+	    err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "UTF-8"));
+	assert_int_equal(knobs_check_text(knobs_find("label"), "\xc3\xa9 x", 4,
+	    err, sizeof(err)), 0);
+}
+
 int
 main(void)
 {
@@ -344,6 +402,7 @@ main(void)
 		cmocka_unit_test(test_check_value),
 		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_choice_list),
+		cmocka_unit_test(test_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
