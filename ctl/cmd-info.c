@@ -29,7 +29,7 @@ check_version(struct ctl *ctl, json_object *res)
 
 const struct ctl_cmd cmd_stats_entry = {
 	.name = "stats",
-	.usage = "",
+	.usage = "[--all]",
 	.summary = "show the headline of the current or last run",
 	.details =
 	    "Options:\n"
@@ -51,7 +51,7 @@ const struct ctl_cmd cmd_stats_entry = {
 
 const struct ctl_cmd cmd_status_entry = {
 	.name = "status",
-	.usage = "",
+	.usage = "[--all]",
 	.summary = "show the daemon's state and the current or last run",
 	.details =
 	    "Options:\n"

@@ -318,10 +318,41 @@ same_value(json_object *a, json_object *b)
 	return json_object_equal(a, b) != 0;
 }
 
+/* The defaults as a run of this many files gets them: those derived from
+ * files (zero_files) follow it, files and dir keep their own. */
+static json_object *
+defaults_for(json_object *params)
+{
+	struct stress_params p;
+	json_object *args = output_nomem(json_object_new_object()), *v, *d;
+	json_object *plain;
+	const char *field;
+	char err[256];
+
+	knobs_defaults(&p);
+	plain = output_nomem(knobs_to_json(&p));
+	json_object_object_add(args, "dir", json_object_new_string("/"));
+	if (json_object_object_get_ex(params, "files", &v))
+		json_object_object_add(args, "files", json_object_get(v));
+	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1) {
+		knobs_free(&p);
+		knobs_defaults(&p);
+	}
+	d = output_nomem(knobs_to_json(&p));
+	knobs_free(&p);
+	json_object_object_foreach(args, k, unused) {
+		(void)unused;
+		if (json_object_object_get_ex(plain, k, &v))
+			json_object_object_add(d, k, json_object_get(v));
+	}
+	json_object_put(args);
+	json_object_put(plain);
+	return d;
+}
+
 void
 headline_status(json_object *res)
 {
-	struct stress_params p;
 	json_object *copy = NULL, *params, *defaults, *changed, *d;
 	size_t hidden = 0;
 
@@ -331,9 +362,7 @@ headline_status(json_object *res)
 		output_text_status(res);
 		return;
 	}
-	knobs_defaults(&p);
-	defaults = output_nomem(knobs_to_json(&p));
-	knobs_free(&p);
+	defaults = defaults_for(params);
 	changed = output_nomem(json_object_new_object());
 	json_object_object_foreach(params, k, v) {
 		if (json_object_object_get_ex(defaults, k, &d) &&

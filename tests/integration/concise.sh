@@ -69,7 +69,7 @@ run_ctl 0 "status" --socket "$SOCK" status
 grep -qE '^ +files +20$' <<<"$out" || fail "status lacks files 20: $out"
 grep -qE '^ +update_time +3$' <<<"$out" || fail "status lacks update_time 3: $out"
 grep -qE '^ +dir +' <<<"$out" || fail "status lacks dir: $out"
-if grep -qE '^ +(step|seed|modulus|threads|write_threads) ' <<<"$out"; then
+if grep -qE "^ +(step|seed|modulus|threads|write_threads|zero_files) " <<<"$out"; then
 	fail "status lists knobs at their defaults: $out"
 fi
 run_ctl 0 "status --all" --socket "$SOCK" status --all
