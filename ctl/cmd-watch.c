@@ -5,7 +5,6 @@
 #include <sys/ioctl.h>
 
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
