@@ -17,7 +17,7 @@
 #include "records.h"
 
 /* The label column of the headline. */
-#define LABEL_WIDTH	12
+#define LABEL_WIDTH	11
 
 double
 headline_eta(double max, double generated, double done, double elapsed,
@@ -201,8 +201,8 @@ problem_lines(json_object *st)
 	json_object *msgs = jpath(st, "error_messages"), *m0 = NULL;
 	char *by = kinds_text(jpath(st, "errors_by_kind"));
 
-	linef("problems", "%.0f errors%s, %.0f dropped, %.0f updates and "
-	    "%.0f creates failed", num(st, "errors"), by,
+	linef("problems", "%.0f errors%s; %.0f dropped; %.0f updates, %.0f "
+	    "creates failed", num(st, "errors"), by,
 	    num(st, "dropped"), num(st, "updates_failed"),
 	    num(st, "creates_failed"));
 	if (json_object_is_type(msgs, json_type_array))
