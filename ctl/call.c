@@ -19,6 +19,7 @@
 #include "options.h"
 #include "output.h"
 #include "proto.h"
+#include "suggest.h"
 
 /*
  * Check a reply's envelope.  Returns CALL_OK with *reply the parsed
@@ -139,6 +140,15 @@ fail:
 	return -2;
 }
 
+/* The file name of the default socket ("stressd.sock"). */
+static const char *
+socket_name(void)
+{
+	const char *slash = strrchr(STRESSD_DEFAULT_SOCKET, '/');
+
+	return slash != NULL ? slash + 1 : STRESSD_DEFAULT_SOCKET;
+}
+
 /* Does name's reply come only when the run has ended or launched? */
 static bool
 replies_late(const char *name, json_object *args)
@@ -199,6 +209,9 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 		ret = parse_reply(ctl, text, reply);
 		break;
 	case CLIENT_CONNECT:
+		/* A directory: where the socket may be, not "refused". */
+		(void)suggest_socket(ctl->socket, ctl->socket_from,
+		    socket_name(), err, sizeof(err));
 		fprintf(stderr, "stressctl: %s\n", err);
 		ret = CTL_EXIT_CONNECT;
 		break;

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "cmd.h"
+#include "headline.h"
 #include "options.h"
 #include "proto.h"
 
@@ -28,19 +29,44 @@ check_version(struct ctl *ctl, json_object *res)
 
 const struct ctl_cmd cmd_stats_entry = {
 	.name = "stats",
-	.usage = "",
-	.summary = "show the counters of the current or last run",
+	.usage = "[--all]",
+	.summary = "show the headline of the current or last run",
+	.details =
+	    "Options:\n"
+	    "  --all       every gauge, counter and rate instead of the "
+	    "headline\n"
+	    "  -h, --help  print this help and exit\n\nThe headline: state, "
+	    "progress, rates, the queues now and on average,\nerrors, and the "
+	    "daemon's verdict so far with its warnings.\n",
+	.options = (const struct option[]){
+		OPTIONS_ALL,
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
 	.parse = options_parse_plain,
-	.text = output_text_stats,
+	.text = headline_stats,
+	.text_all = output_text_stats,
 	.json = output_json_result,
 };
 
 const struct ctl_cmd cmd_status_entry = {
 	.name = "status",
-	.usage = "",
+	.usage = "[--all]",
 	.summary = "show the daemon's state and the current or last run",
+	.details =
+	    "Options:\n"
+	    "  --all       every knob of the run, not only those that differ "
+	    "from the\n"
+	    "              defaults\n"
+	    "  -h, --help  print this help and exit\n",
+	.options = (const struct option[]){
+		OPTIONS_ALL,
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
 	.parse = options_parse_plain,
-	.text = output_text_status,
+	.text = headline_status,
+	.text_all = output_text_status,
 	.json = output_json_result,
 };
 

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cmd.h"
+#include "headline.h"
 #include "options.h"
 #include "proto.h"
 
@@ -104,45 +105,52 @@ check_wait(struct ctl *ctl, json_object *res)
 
 const struct ctl_cmd cmd_stop_entry = {
 	.name = "stop",
-	.usage = "[--no-drain] [--no-wait]",
+	.usage = "[--no-drain] [--no-wait] [--all]",
 	.summary = "stop the current run",
 	.details =
 	    "Options:\n"
 	    "  --no-drain  drop the queued updates instead of writing them\n"
 	    "  --no-wait   reply at once instead of when the run has ended\n"
+	    "  --all       every counter of the final stats, not the headline\n"
 	    "  -h, --help  print this help and exit\n\nWith wait (the default) "
 	    "the final stats are printed and the exit status is 1\nif the run "
 	    "failed.\n",
 	.options = (const struct option[]){
 		{ "no-drain", no_argument, NULL, OPT_NO_DRAIN },
 		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		OPTIONS_ALL,
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
 	.option = stop_option,
 	.parse = parse_stop,
-	.text = output_text_stop,
+	.text = headline_stop,
+	.text_all = output_text_stop,
 	.json = output_json_result,
 	.check = ctl_check_stop,
 };
 
 const struct ctl_cmd cmd_wait_entry = {
 	.name = "wait",
-	.usage = "[--timeout SECONDS]",
+	.usage = "[--timeout SECONDS] [--all]",
 	.summary = "wait until the current run ends and show its final stats",
 	.details =
 	    "Options:\n"
 	    "  --timeout SECONDS  give up after this long (exit status 1; "
 	    "default: never)\n"
+	    "  --all              every counter of the final stats, not the "
+	    "headline\n"
 	    "  -h, --help         print this help and exit\n\nThe exit status "
 	    "is 0 if the run is done or stopped (or there was none), 1 if it\n"
 	    "failed.\n",
 	.options = (const struct option[]){
+		OPTIONS_ALL,
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
 	.parse = options_parse_plain,
-	.text = output_text_stats,
+	.text = headline_stats,
+	.text_all = output_text_stats,
 	.json = output_json_result,
 	.check = check_wait,
 };

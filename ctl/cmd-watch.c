@@ -5,7 +5,6 @@
 #include <sys/ioctl.h>
 
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "cmd.h"
+#include "headline.h"
 #include "jpath.h"
 #include "options.h"
 #include "output.h"
@@ -49,6 +49,7 @@ struct watch {
 	bool		 have_prev;
 	double		 prev_t, prev_done;
 	bool		 tty, drawn;
+	double		 update_time;	/* the run's, from status; < 0: none */
 };
 
 /* Numbers of one refresh. */
@@ -73,6 +74,8 @@ num_or_zero(json_object *o, const char *path)
 static void
 watch_update(struct watch *w, json_object *st, struct watch_now *now)
 {
+	double ut, generated;
+
 	now->state = jpath_str(st, "state");
 	if (now->state == NULL)
 		now->state = "?";
@@ -94,6 +97,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 		memset(w, 0, sizeof(*w));
 		w->tty = tty;
 		w->drawn = drawn;
+		w->update_time = -1;	/* status told of the old run */
 	}
 	w->run_id = now->run_id;
 	w->seen++;
@@ -115,25 +119,14 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	w->prev_t = now->t;
 	w->prev_done = now->completed;
 	now->overall = now->t > 0 ? now->completed / now->t : 0;
-	now->eta = -1;
-	if (now->max > 0 && now->done >= now->max)
-		now->eta = 0;
-	else if (now->max > 0 && now->t > 0 && now->done > 0)
-		now->eta = (now->max - now->done) / (now->done / now->t);
-}
-
-static void
-eta_text(double eta, char *buf, size_t len)
-{
-	long s = (long)llround(eta);
-
-	if (eta < 0)
-		snprintf(buf, len, "?");
-	else if (s >= 3600)
-		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60,
-		    s % 60);
-	else
-		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+	/* A paced run keeps its own pace: the ETA follows update_time
+	 * (the reply's, else the one status gave) rather than the pace so
+	 * far, which counts the setup. */
+	if (!jpath_num(st, "update_time", &ut))
+		ut = w->update_time;
+	generated = num_or_zero(st, "generated");
+	now->eta = headline_eta(now->max, generated, now->done, now->t,
+	    ut > 0 ? ut : 0, generated - now->done, now->rate);
 }
 
 /* The sparkline of the significant queue, scaled to its largest value. */
@@ -200,7 +193,7 @@ watch_draw(struct watch *w, const struct watch_now *now)
 	memset(bar, '#', (size_t)filled);
 	memset(bar + filled, '.', (size_t)(WATCH_BAR - filled));
 	bar[WATCH_BAR] = '\0';
-	eta_text(now->eta, eta, sizeof(eta));
+	headline_eta_text(now->eta, eta, sizeof(eta));
 	spark_text(w, spark, sizeof(spark), &smax);
 
 	snprintf(lines[0], sizeof(lines[0]), "stressd run %" PRId64 ": %s, "
@@ -240,7 +233,7 @@ watch_line(const struct watch *w, const struct watch_now *now)
 {
 	char eta[32];
 
-	eta_text(now->eta, eta, sizeof(eta));
+	headline_eta_text(now->eta, eta, sizeof(eta));
 	printf("t=%.1fs run=%" PRId64 " state=%s done=%.0f/%.0f sig=%.0f "
 	    "total=%.0f sig_avg=%.2f total_avg=%.2f rate=%.1f/s "
 	    "overall=%.1f/s eta=%s\n", now->t, now->run_id, now->state,
@@ -297,6 +290,8 @@ run_watch(const struct records_ctx *ctx)
 	if (interval <= 0 && !jpath_num(status, "run.params.sample_interval",
 	    &interval))
 		interval = 1;
+	if (!jpath_num(status, "run.params.update_time", &w.update_time))
+		w.update_time = -1;
 	if (interval < 0.1)
 		interval = 0.1;
 	json_object_put(status);

@@ -3,10 +3,13 @@
  * in cmd.h, and its line here. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "options.h"
+#include "output.h"
+#include "suggest.h"
 
 const struct ctl_cmd *const cmd_table[] = {
 	&cmd_start_entry,
@@ -32,6 +35,21 @@ cmd_find(const char *name)
 		if (strcmp(cmd_table[i]->name, name) == 0)
 			return cmd_table[i];
 	return NULL;
+}
+
+void
+cmd_suggest(const char *name, char *buf, size_t len)
+{
+	const char **names;
+	size_t n = 0;
+
+	while (cmd_table[n] != NULL)
+		n++;
+	names = output_nomem(calloc(n + 1, sizeof(*names)));
+	for (size_t i = 0; i < n; i++)
+		names[i] = cmd_table[i]->name;
+	suggest_phrase(name, names, n, "", buf, len);
+	free(names);
 }
 
 void

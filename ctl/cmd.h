@@ -26,6 +26,9 @@ struct ctl_cmd;
 /* Everything the command line decided. */
 struct ctl {
 	const char		*socket;
+	const char		*socket_from;	/* "--socket", "STRESSD_SOCKET"
+						   or "the default socket" */
+	bool			 all;		/* --all: the full view */
 	bool			 json;
 	const struct ctl_cmd	*cmd;
 	json_object		*args;		/* the request's "args" */
@@ -58,8 +61,9 @@ struct ctl_cmd {
 	 * status (--help printed, or a usage error).  Most commands take
 	 * options_parse_plain: the options, then the operands. */
 	int		(*parse)(struct ctl *, int, char **);
-	/* The one request's result as text and as JSON. */
-	output_view_fn	 text, json;
+	/* The one request's result as text and as JSON; text_all the text
+	 * with --all (the entry's options then list it), NULL: no --all. */
+	output_view_fn	 text, json, text_all;
 	/* The exit status the result calls for; NULL: 0. */
 	int		(*check)(struct ctl *, json_object *);
 	/* Set instead of the views for the commands that make their own
@@ -91,6 +95,8 @@ extern const struct ctl_cmd *const cmd_table[];
 
 /* The command named name, or NULL. */
 const struct ctl_cmd	*cmd_find(const char *name);
+/* "; did you mean 'NAME'?" for an unknown command name, or "". */
+void			 cmd_suggest(const char *name, char *buf, size_t len);
 /* stressctl --help: the program's usage and every command's. */
 void			 cmd_print_list(FILE *f);
 

@@ -13,6 +13,7 @@
 #include "options.h"
 #include "proto.h"
 #include "records.h"
+#include "suggest.h"
 
 /* A usage message on stderr; the caller returns CTL_EXIT_USAGE. */
 void
@@ -43,6 +44,30 @@ options_print_exit_codes(FILE *f)
 	    CTL_EXIT_TIMEOUT, OPTIONS_DEFAULT_TIMEOUT);
 }
 
+
+/* "; did you mean '--NAME'?" for a long option not in opts, or "". */
+static const char *
+option_hint(const char *arg, const struct option *opts)
+{
+	static char hint[256];
+	const char **names;
+	char word[64];
+	size_t n = 0;
+
+	hint[0] = '\0';
+	if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+		return hint;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="),
+	    arg + 2);
+	while (opts[n].name != NULL)
+		n++;
+	names = output_nomem(calloc(n + 1, sizeof(*names)));
+	for (size_t i = 0; i < n; i++)
+		names[i] = opts[i].name;
+	suggest_phrase(word, names, n, "--", hint, sizeof(hint));
+	free(names);
+	return hint;
+}
 
 /*
  * Report a getopt_long failure, naming the option.  getopt's own messages
@@ -77,7 +102,8 @@ options_error(const struct ctl_cmd *cmd, int c, char **argv,
 				    "no value, not '%s'", o->name, eq + 1);
 				return CTL_EXIT_USAGE;
 			}
-	options_usage_error(cmd, "unknown or ambiguous option '%s'", arg);
+	options_usage_error(cmd, "unknown or ambiguous option '%s'%s", arg,
+	    option_hint(arg, opts));
 	return CTL_EXIT_USAGE;
 }
 
@@ -91,6 +117,7 @@ options_common(struct ctl *ctl, int c)
 		return true;
 	case OPT_SOCKET:
 		ctl->socket = optarg;
+		ctl->socket_from = "--socket";
 		return true;
 	case OPT_TIMEOUT:
 		if (options_number(ctl->cmd, "--timeout", optarg, 0,
@@ -202,6 +229,11 @@ options_parse(struct ctl *ctl, int argc, char **argv)
 		if (c == 'h') {
 			options_print_help(cmd);
 			return CTL_EXIT_OK;
+		}
+		/* Listed only by the entries with a full view. */
+		if (c == OPT_ALL) {
+			ctl->all = true;
+			continue;
 		}
 		ret = cmd->option != NULL ? cmd->option(ctl, c) :
 		    OPTIONS_UNKNOWN;

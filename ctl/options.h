@@ -25,6 +25,7 @@ enum {
 	OPT_WIDTH,
 	OPT_HEIGHT,
 	OPT_REPEAT,
+	OPT_ALL,
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };
@@ -35,6 +36,10 @@ enum {
 	{ "json", no_argument, NULL, OPT_JSON }, \
 	{ "socket", required_argument, NULL, OPT_SOCKET }, \
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT }
+
+/* --all, for the commands with a full view (text_all). */
+#define OPTIONS_ALL \
+	{ "all", no_argument, NULL, OPT_ALL }
 
 /* The --timeout of a command that should answer at once (not wait, stop
  * or start, whose replies wait for the run): seconds, when not given. */

@@ -371,24 +371,109 @@ output_text_version(json_object *res)
 
 /* ---------------------------------------------------------------- runs */
 
-/* Mount options beyond this are cut ("..."): the rest is in the report. */
-#define RUNS_OPTIONS_WIDTH	32
-
 static char *
 runs_cell(json_object *run, const char *key, const char *dfmt)
 {
 	bool found;
 	json_object *v = kv_get(run, key, &found);
 
-	return found ? kv_text(v, dfmt) : output_xstrdup("-");
+	return found && v != NULL ? kv_text(v, dfmt) : output_xstrdup("-");
+}
+
+/* The offered load: max_updates / update_time, or "flat out". */
+static char *
+runs_pace(json_object *run)
+{
+	json_object *ut = kv_get(run, "update_time", NULL);
+	json_object *max = kv_get(run, "max_updates", NULL);
+	double u = json_object_get_double(ut), m;
+
+	if (ut == NULL || max == NULL)
+		return output_xstrdup("-");
+	if (u <= 0)
+		return output_xstrdup("flat out");
+	m = json_object_get_double(max) / u;
+	return output_xprintf(m >= 100 ? "%.0f" : "%.3g", m);
+}
+
+/* The daemon's verdict in the words of every one-line view; "—" for a
+ * record without one (an older stressd's). */
+static char *
+runs_verdict(json_object *run)
+{
+	bool found;
+	json_object *k = kv_get(run, "kept_up", &found);
+	int64_t nw = json_object_get_int64(kv_get(run, "warnings", NULL));
+	const char *word;
+
+	if (!found)
+		return output_xstrdup("\u2014");
+	word = !json_object_is_type(k, json_type_boolean) ? "cannot tell" :
+	    json_object_get_boolean(k) ? "kept up" : "fell behind";
+	if (nw <= 0)
+		return output_xstrdup(word);
+	return output_xprintf("%s (%" PRId64 " warning%s)", word, nw,
+	    nw == 1 ? "" : "s");
+}
+
+/* A string cell, "-" when empty or missing. */
+static const char *
+runs_word(json_object *run, const char *key)
+{
+	json_object *v = kv_get(run, key, NULL);
+
+	return json_object_is_type(v, json_type_string) &&
+	    json_object_get_string_len(v) > 0 ? json_object_get_string(v) :
+	    "-";
+}
+
+static void
+runs_row(struct columns *t, json_object *r)
+{
+	static const char *const keys[][2] = {
+		{ "id", NULL }, { "started_at", NULL }, { "state", NULL },
+		{ "updates_completed", NULL }, { "files", NULL },
+		{ "updates/s", NULL }, { "sync", NULL }, { "fs_type", NULL },
+		{ "dir", NULL }, { "significant_avg", "%.2f" },
+		{ "label", NULL }, { "verdict", NULL }, { "sweep_id", NULL },
+	};
+	json_object *v;
+	char when[64], *cell;
+
+	for (size_t i = 0; i < NELEM(keys); i++) {
+		const char *k = keys[i][0];
+
+		if (strcmp(k, "started_at") == 0) {
+			v = kv_get(r, k, NULL);
+			columns_add(t, "%s", json_object_is_type(v,
+			    json_type_string) ? output_local_time(
+			    json_object_get_string(v), false, when,
+			    sizeof(when)) : "-");
+			continue;
+		}
+		/* Empty outside a sweep, without a label. */
+		if (strcmp(k, "sweep_id") == 0 || strcmp(k, "label") == 0 ||
+		    strcmp(k, "sync") == 0) {
+			columns_add(t, "%s", runs_word(r, k));
+			continue;
+		}
+		cell = strcmp(k, "updates/s") == 0 ? runs_pace(r) :
+		    strcmp(k, "verdict") == 0 ? runs_verdict(r) :
+		    runs_cell(r, k, keys[i][1]);
+		columns_add(t, "%s", cell);
+		free(cell);
+	}
 }
 
 void
 output_text_runs(json_object *res)
 {
+	static const char *const head[] = {
+		"ID", "STARTED", "STATE", "UPDATES", "FILES", "UPDATES/S",
+		"SYNC", "FS", "DIR", "SIG AVG", "LABEL", "VERDICT", "SWEEP",
+	};
 	json_object *runs = kv_get(res, "runs", NULL);
 	struct columns *t;
-	char when[64];
 
 	if (!json_object_is_type(runs, json_type_array)) {
 		if (check_object(res)) {
@@ -404,53 +489,11 @@ output_text_runs(json_object *res)
 		printf("no runs recorded\n");
 		return;
 	}
-	t = columns_new("rllrrllll");
-	columns_add(t, "ID");
-	columns_add(t, "STARTED");
-	columns_add(t, "STATE");
-	columns_add(t, "UPDATES");
-	columns_add(t, "SIG AVG");
-	columns_add(t, "FS");
-	columns_add(t, "DIR");
-	columns_add(t, "MOUNT OPTIONS");
-	columns_add(t, "SWEEP");
-	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		json_object *v = kv_get(r, "started_at", NULL);
-		char *cells[6];
-
-		cells[0] = runs_cell(r, "id", NULL);
-		cells[1] = runs_cell(r, "state", NULL);
-		cells[2] = runs_cell(r, "updates_completed", NULL);
-		cells[3] = runs_cell(r, "significant_avg", "%.2f");
-		cells[4] = runs_cell(r, "fs_type", NULL);
-		cells[5] = runs_cell(r, "dir", NULL);
-		columns_add(t, "%s", cells[0]);
-		columns_add(t, "%s", json_object_is_type(v,
-		    json_type_string) ? output_local_time(
-		    json_object_get_string(v), false, when, sizeof(when)) :
-		    "-");
-		columns_add(t, "%s", cells[1]);
-		columns_add(t, "%s", cells[2]);
-		columns_add(t, "%s", cells[3]);
-		columns_add(t, "%s", cells[4]);
-		columns_add(t, "%s", cells[5]);
-		v = kv_get(r, "mount_options", NULL);
-		if (!json_object_is_type(v, json_type_string))
-			columns_add(t, "-");
-		else if (json_object_get_string_len(v) > RUNS_OPTIONS_WIDTH)
-			columns_add(t, "%.*s...", RUNS_OPTIONS_WIDTH - 3,
-			    json_object_get_string(v));
-		else
-			columns_add(t, "%s", json_object_get_string(v));
-		/* Empty outside a sweep. */
-		v = kv_get(r, "sweep_id", NULL);
-		columns_add(t, "%s", json_object_is_type(v,
-		    json_type_string) && json_object_get_string_len(v) > 0 ?
-		    json_object_get_string(v) : "-");
-		for (size_t c = 0; c < NELEM(cells); c++)
-			free(cells[c]);
-	}
+	t = columns_new("rllrrrlllrlll");
+	for (size_t i = 0; i < NELEM(head); i++)
+		columns_add(t, "%s", head[i]);
+	for (size_t i = 0; i < json_object_array_length(runs); i++)
+		runs_row(t, json_object_array_get_idx(runs, i));
 	columns_print(t, stdout, 0);
 	columns_free(t);
 }

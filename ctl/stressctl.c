@@ -23,7 +23,9 @@
 static int
 show_reply(struct ctl *ctl, json_object *reply)
 {
-	output_view_fn view = ctl->json ? ctl->cmd->json : ctl->cmd->text;
+	output_view_fn view = ctl->json ? ctl->cmd->json :
+	    ctl->all && ctl->cmd->text_all != NULL ? ctl->cmd->text_all :
+	    ctl->cmd->text;
 	json_object *v = NULL;
 	int ret;
 
@@ -54,10 +56,13 @@ main(int argc, char **argv)
 	int c, ret = CTL_EXIT_USAGE;
 
 	termsafe_init();
-	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0')
+	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0') {
 		ctl.socket = env;
-	else
+		ctl.socket_from = "STRESSD_SOCKET";
+	} else {
 		ctl.socket = STRESSD_DEFAULT_SOCKET;
+		ctl.socket_from = "the default socket";
+	}
 
 	opterr = 0;
 	/* "+": stop at the command; its options are parsed by its parser. */
@@ -81,7 +86,11 @@ main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	if ((ctl.cmd = cmd_find(argv[optind])) == NULL) {
-		options_usage_error(NULL, "unknown command '%s'", argv[optind]);
+		char hint[256];
+
+		cmd_suggest(argv[optind], hint, sizeof(hint));
+		options_usage_error(NULL, "unknown command '%s'%s",
+		    argv[optind], hint);
 		return CTL_EXIT_USAGE;
 	}
 

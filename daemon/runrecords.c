@@ -178,8 +178,12 @@ runrecords_summary(json_object *rep)
 		{ "significant_avg", "queue_depth", "significant_ops_pending" },
 		{ "report", "files", "report" },
 		{ "sweep_id", "params", "sweep_id" },
+		{ "files", "params", "files" },
+		{ "max_updates", "params", "max_updates" },
+		{ "update_time", "params", "update_time" },
+		{ "sync", "params", "sync" }, { "label", "params", "label" },
 	};
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *w;
 
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		json_object *v = rep;
@@ -192,5 +196,17 @@ runrecords_summary(json_object *rep)
 			v = NULL;
 		json_object_object_add(o, paths[i][0], json_object_get(v));
 	}
+	/* Only a record with a verdict (issue 15) has these, so that runs
+	 * tells "cannot tell" (null) from an older stressd's record. */
+	if (json_object_object_get_ex(rep, "verdict", &w)) {
+		json_object *k = NULL;
+
+		json_object_object_get_ex(w, "kept_up", &k);
+		json_object_object_add(o, "kept_up", json_object_get(k));
+	}
+	if (json_object_object_get_ex(rep, "warnings", &w) &&
+	    json_object_is_type(w, json_type_array))
+		json_object_object_add(o, "warnings", json_object_new_int64(
+		    (int64_t)json_object_array_length(w)));
 	return o;
 }

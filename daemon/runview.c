@@ -14,6 +14,7 @@
 #include "rrdcc.h"
 #include "rrdfile.h"
 #include "runpriv.h"
+#include "sampler.h"
 #include "stats.h"
 #include "util.h"
 
@@ -103,6 +104,23 @@ run_report_json(struct run *r)
 	return report_json(&in);
 }
 
+/* {"samples", "significant_ops_pending", "total_operations_pending"};
+ * the averages are null before the first sample. */
+static void
+add_queue_average(json_object *o, const struct sampler *s)
+{
+	json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "samples",
+	    json_object_new_int64((int64_t)s->sig.count));
+	json_object_object_add(a, "significant_ops_pending", s->sig.count ?
+	    json_object_new_double(dist_average(&s->sig)) : NULL);
+	json_object_object_add(a, "total_operations_pending",
+	    s->total.count ? json_object_new_double(dist_average(&s->total)) :
+	    NULL);
+	json_object_object_add(o, "queue_average", a);
+}
+
 static void
 add_run_keys(json_object *o, const struct run *r, double now,
     uint64_t generated)
@@ -118,6 +136,11 @@ add_run_keys(json_object *o, const struct run *r, double now,
 	    json_object_new_int64((int64_t)generated));
 	json_object_object_add(o, "max_updates",
 	    json_object_new_int64((int64_t)r->p.max_updates));
+	/* For stressctl's headline: the pace (its ETA) and the queues on
+	 * average over every sample, as report.json's queue_depth. */
+	json_object_object_add(o, "update_time",
+	    json_object_new_double(r->p.update_time));
+	add_queue_average(o, &r->sampler);
 	if (r->reason[0] != '\0')
 		json_object_object_add(o, "reason",
 		    json_object_new_string(r->reason));

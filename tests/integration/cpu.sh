@@ -52,7 +52,7 @@ r=$(start_run --dir "$T/d1" --files 100 --threads 4 --write-threads 2 \
 run1=$(jget "$r" run_id)
 s=$(wait_for_stats '.state == "running" and .updates_completed > 0' 60)
 check_cpu "$s" "run 1 live"
-ctl stats >"$T/stats.txt" || fail "stats (text)"
+ctl stats --all >"$T/stats.txt" || fail "stats --all (text)"
 grep -qE '^cpu +writers [0-9.]+, generators ' "$T/stats.txt" ||
     fail "stats text has no cpu row: $(cat "$T/stats.txt")"
 s1=$(wait_run)

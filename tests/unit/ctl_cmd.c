@@ -2,6 +2,7 @@
  * complete (name, usage, summary, parser, a view or its own run), names
  * are unique, lookup finds each, and the usage listing names them all. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,15 @@ test_entries_complete(void **state)
 			assert_null(c->text);
 			assert_null(c->json);
 			assert_null(c->check);
+		}
+		/* A full view is reached with --all, and only then. */
+		{
+			bool all = false;
+
+			for (const struct option *o = c->options;
+			    o != NULL && o->name != NULL; o++)
+				all = all || strcmp(o->name, "all") == 0;
+			assert_true(all == (c->text_all != NULL));
 		}
 		/* An option function has options to be given. */
 		if (c->option != NULL)

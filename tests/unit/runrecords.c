@@ -142,7 +142,9 @@ test_summary(void **state)
 	    "\"target\": {\"dir\": \"/d\", \"fs_type\": \"xfs\"}, "
 	    "\"counters\": {\"updates_completed\": 100}, "
 	    "\"queue_depth\": {\"significant_ops_pending\": "
-	    "{\"average\": 2.5}}, \"params\": {\"sweep_id\": \"s1\"}}");
+	    "{\"average\": 2.5}}, \"params\": {\"sweep_id\": \"s1\", "
+	    "\"files\": 20, \"max_updates\": 3000, \"update_time\": 3, "
+	    "\"sync\": \"data\"}}");
 	json_object *s;
 
 	(void)state;
@@ -154,7 +156,40 @@ test_summary(void **state)
 	    "\"started_at\":\"a\",\"ended_at\":null,\"dir\":\"/d\","
 	    "\"fs_type\":\"xfs\",\"mount_options\":null,"
 	    "\"updates_completed\":100,\"significant_avg\":2.5,"
-	    "\"report\":null,\"sweep_id\":\"s1\"}");
+	    "\"report\":null,\"sweep_id\":\"s1\",\"files\":20,"
+	    "\"max_updates\":3000,\"update_time\":3,\"sync\":\"data\","
+	    "\"label\":null}");
+	json_object_put(s);
+	json_object_put(rep);
+
+	/* The verdict's kept_up and the number of warnings, only when the
+	 * record has them (an older stressd's has not). */
+	rep = json_tokener_parse("{\"run_id\": 10, \"params\": "
+	    "{\"label\": \"xfs\"}, \"verdict\": {\"kept_up\": null, "
+	    "\"reason\": \"r\"}, \"warnings\": [{\"code\": \"flat_out\"}, "
+	    "{\"code\": \"few_samples\"}]}");
+	assert_non_null(rep);
+	s = runrecords_summary(rep);
+	assert_string_equal(json_object_to_json_string_ext(
+	    json_object_object_get(s, "label"), JSON_C_TO_STRING_PLAIN),
+	    "\"xfs\"");
+	assert_true(json_object_object_get_ex(s, "kept_up", NULL));
+	assert_null(json_object_object_get(s, "kept_up"));
+	assert_int_equal(json_object_get_int(json_object_object_get(s,
+	    "warnings")), 2);
+	json_object_put(s);
+	json_object_put(rep);
+	rep = json_tokener_parse("{\"run_id\": 11, \"verdict\": "
+	    "{\"kept_up\": true}}");
+	s = runrecords_summary(rep);
+	assert_true(json_object_get_boolean(json_object_object_get(s,
+	    "kept_up")));
+	assert_false(json_object_object_get_ex(s, "warnings", NULL));
+	json_object_put(s);
+	json_object_put(rep);
+	rep = json_tokener_parse("{\"run_id\": 12}");
+	s = runrecords_summary(rep);
+	assert_false(json_object_object_get_ex(s, "kept_up", NULL));
 	json_object_put(s);
 	json_object_put(rep);
 }

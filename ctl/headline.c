@@ -1,0 +1,382 @@
+/* stressctl's concise views (see headline.h): what a person asks of a run
+ * first, in a few lines; every counter stays one --all away.  The verdict
+ * and the warnings are the daemon's: shown, never worked out here. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "headline.h"
+#include "jpath.h"
+#include "knobs.h"
+#include "output.h"
+#include "records.h"
+
+/* The label column of the headline. */
+#define LABEL_WIDTH	11
+
+double
+headline_eta(double max, double generated, double done, double elapsed,
+    double update_time, double backlog, double rate)
+{
+	double eta;
+
+	if (max <= 0)
+		return -1;
+	if (done >= max)
+		return 0;
+	if (update_time > 0) {
+		eta = generated < max ? (max - generated) * update_time / max :
+		    0;
+		if (backlog > 0 && rate > 0)
+			eta += backlog / rate;
+		else if (backlog > 0 && generated >= max)
+			return -1;	/* draining, at no pace seen yet */
+		return eta;
+	}
+	if (elapsed <= 0 || done <= 0)
+		return -1;
+	return (max - done) / (done / elapsed);
+}
+
+void
+headline_eta_text(double eta, char *buf, size_t len)
+{
+	long s = (long)llround(eta);
+
+	if (eta < 0)
+		snprintf(buf, len, "?");
+	else if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60,
+		    s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+static double
+num(json_object *o, const char *path)
+{
+	double d = 0;
+
+	jpath_num(o, path, &d);
+	return d;
+}
+
+/* "label  text", text wrapped at spaces under its first column. */
+static void
+line(const char *label, const char *text)
+{
+	size_t width = RECORDS_TEXT_WIDTH - LABEL_WIDTH - 2, n;
+
+	printf("%-*s  ", LABEL_WIDTH, label);
+	while (strlen(text) > width) {
+		for (n = width; n > 0 && text[n] != ' '; n--)
+			;
+		if (n == 0)
+			break;		/* one long word: left whole */
+		printf("%.*s\n%*s", (int)n, text, LABEL_WIDTH + 2, "");
+		text += n + 1;
+	}
+	printf("%s\n", text);
+}
+
+static void
+linef(const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+linef(const char *label, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = output_vxprintf(fmt, ap);
+	va_end(ap);
+	line(label, s);
+	free(s);
+}
+
+/* "1000/s", "1667/s", "33.3/s". */
+static char *
+per_second(double v)
+{
+	return output_xprintf(v >= 100 ? "%.0f/s" : "%.3g/s", v);
+}
+
+/* "; paced at 1000/s", "; flat out", or "" from an older stressd. */
+static char *
+pace_text(json_object *st)
+{
+	double ut, max = num(st, "max_updates");
+	char *pace, *t;
+
+	if (!jpath_num(st, "update_time", &ut))
+		return output_xstrdup("");
+	if (ut <= 0)
+		return output_xstrdup("; flat out");
+	pace = per_second(max / ut);
+	t = output_xprintf("; paced at %s", pace);
+	free(pace);
+	return t;
+}
+
+static void
+progress_line(json_object *st, bool ended)
+{
+	double max = num(st, "max_updates"), gen = num(st, "generated");
+	double done = num(st, "updates_completed") +
+	    num(st, "updates_failed") + num(st, "dropped") +
+	    num(st, "discarded");
+	char eta[32];
+
+	headline_eta_text(headline_eta(max, gen, done, num(st, "elapsed_s"),
+	    num(st, "update_time"), num(st, "total_operations_pending"),
+	    num(st, "rates.current_dequeue.total")), eta, sizeof(eta));
+	linef("progress", "%.0f/%.0f generated (%.1f%%), %.0f completed%s%s",
+	    gen, max, max > 0 ? 100 * gen / max : 0,
+	    num(st, "updates_completed"), ended ? "" : ", ETA ",
+	    ended ? "" : eta);
+}
+
+/* The two queues now and on average (stressd's queue_average). */
+static void
+queue_lines(json_object *st)
+{
+	static const char *const q[][3] = {
+		{ "significant", "significant_ops_pending",
+		    "queue_average.significant_ops_pending" },
+		{ "total", "total_operations_pending",
+		    "queue_average.total_operations_pending" },
+	};
+	double a, samples = num(st, "queue_average.samples");
+
+	for (size_t i = 0; i < 2; i++) {
+		if (!jpath_num(st, q[i][2], &a)) {
+			linef(q[i][0], "%.0f pending now", num(st, q[i][1]));
+			continue;
+		}
+		if (i == 0)
+			linef(q[i][0], "%.0f pending now, %.2f on average",
+			    num(st, q[i][1]), a);
+		else
+			linef(q[i][0], "%.0f pending now, %.2f on average "
+			    "(%.0f sample%s)", num(st, q[i][1]), a, samples,
+			    samples == 1 ? "" : "s");
+	}
+}
+
+/* " (no_space 3, other 1)": the kinds that occurred, or "". */
+static char *
+kinds_text(json_object *kinds)
+{
+	char *by = output_xstrdup(""), *t;
+
+	if (!json_object_is_type(kinds, json_type_object))
+		return by;
+	json_object_object_foreach(kinds, k, v) {
+		if (json_object_get_int64(v) <= 0)
+			continue;
+		t = output_xprintf("%s%s%s %lld", by, *by ? ", " : " (", k,
+		    (long long)json_object_get_int64(v));
+		free(by);
+		by = t;
+	}
+	if (*by != '\0') {
+		t = output_xprintf("%s)", by);
+		free(by);
+		by = t;
+	}
+	return by;
+}
+
+/* Errors, drops and failures, with the kinds and the first message. */
+static void
+problem_lines(json_object *st)
+{
+	json_object *msgs = jpath(st, "error_messages"), *m0 = NULL;
+	char *by = kinds_text(jpath(st, "errors_by_kind"));
+
+	linef("problems", "%.0f errors%s; %.0f dropped; %.0f updates, %.0f "
+	    "creates failed", num(st, "errors"), by,
+	    num(st, "dropped"), num(st, "updates_failed"),
+	    num(st, "creates_failed"));
+	if (json_object_is_type(msgs, json_type_array))
+		m0 = json_object_array_get_idx(msgs, 0);
+	if (json_object_is_type(m0, json_type_string))
+		line("first error", json_object_get_string(m0));
+	free(by);
+}
+
+/*
+ * The daemon's verdict so far and its warnings.  The words are those of
+ * every one-line view of a run: kept up, fell behind, cannot tell.
+ */
+static void
+verdict_lines(json_object *st, bool ended)
+{
+	json_object *v = jpath(st, "verdict"), *w = jpath(st, "warnings");
+	json_object *kept = jpath(v, "kept_up");
+	size_t nw = json_object_is_type(w, json_type_array) ?
+	    json_object_array_length(w) : 0;
+	const char *reason = jpath_str(v, "reason");
+	char *head;
+
+	if (!json_object_is_type(v, json_type_object)) {
+		line("verdict", ended ? "no verdict (from an older stressd)" :
+		    "no verdict yet");
+	} else {
+		head = output_xprintf("%s%s", !json_object_is_type(kept,
+		    json_type_boolean) ? "cannot tell" :
+		    json_object_get_boolean(kept) ? "kept up" : "fell behind",
+		    ended ? "" : " so far");
+		if (nw > 0) {
+			char *t = output_xprintf("%s (%zu warning%s)", head, nw,
+			    nw == 1 ? "" : "s");
+
+			free(head);
+			head = t;
+		}
+		if (reason != NULL)
+			linef("verdict", "%s: %s", head, reason);
+		else
+			line("verdict", head);
+		free(head);
+	}
+	for (size_t i = 0; i < nw; i++) {
+		json_object *e = json_object_array_get_idx(w, i);
+		const char *m = jpath_str(e, "message");
+
+		line("warning", m != NULL ? m : jpath_str(e, "code") != NULL ?
+		    jpath_str(e, "code") : "?");
+	}
+}
+
+void
+headline_stats(json_object *st)
+{
+	const char *state = jpath_str(st, "state"), *reason;
+	char *pace;
+	bool ended;
+
+	if (!json_object_is_type(st, json_type_object)) {
+		printf("%s\n", output_json_string(st));
+		return;
+	}
+	if (state == NULL)
+		state = "?";
+	if (strcmp(state, "idle") == 0) {
+		line("state", "idle: no run since stressd started");
+		return;
+	}
+	ended = records_state_ended(state);
+	pace = pace_text(st);
+	linef("state", "%s (run %.0f, %.1f s%s)", state, num(st, "run_id"),
+	    num(st, "elapsed_s"), pace);
+	free(pace);
+	if ((reason = jpath_str(st, "reason")) != NULL)
+		line("reason", reason);
+	progress_line(st, ended);
+	linef("rates (/s)", "enqueue %.1f (%.1f overall), dequeue %.1f "
+	    "(%.1f overall)", num(st, "rates.current_enqueue.total"),
+	    num(st, "rates.overall_enqueue.total"),
+	    num(st, "rates.current_dequeue.total"),
+	    num(st, "rates.overall_dequeue.total"));
+	queue_lines(st);
+	problem_lines(st);
+	verdict_lines(st, ended);
+}
+
+void
+headline_stop(json_object *res)
+{
+	/* stop with wait answers with the final stats. */
+	if (json_object_is_type(res, json_type_object) &&
+	    (jpath(res, "generated") != NULL || jpath(res, "rates") != NULL))
+		headline_stats(res);
+	else
+		output_text_stop(res);
+}
+
+/* ---------------------------------------------------------------- status */
+
+/* The same value: numbers compared as numbers (10 and 10.0 alike). */
+static bool
+same_value(json_object *a, json_object *b)
+{
+	bool na = json_object_is_type(a, json_type_int) ||
+	    json_object_is_type(a, json_type_double);
+	bool nb = json_object_is_type(b, json_type_int) ||
+	    json_object_is_type(b, json_type_double);
+
+	if (na && nb)
+		return json_object_get_double(a) == json_object_get_double(b);
+	return json_object_equal(a, b) != 0;
+}
+
+/* The defaults as a run of this many files gets them: those derived from
+ * files (zero_files) follow it, files and dir keep their own. */
+static json_object *
+defaults_for(json_object *params)
+{
+	struct stress_params p;
+	json_object *args = output_nomem(json_object_new_object()), *v, *d;
+	json_object *plain;
+	const char *field;
+	char err[256];
+
+	knobs_defaults(&p);
+	plain = output_nomem(knobs_to_json(&p));
+	json_object_object_add(args, "dir", json_object_new_string("/"));
+	if (json_object_object_get_ex(params, "files", &v))
+		json_object_object_add(args, "files", json_object_get(v));
+	if (knobs_apply(&p, args, &field, err, sizeof(err)) == -1) {
+		knobs_free(&p);
+		knobs_defaults(&p);
+	}
+	d = output_nomem(knobs_to_json(&p));
+	knobs_free(&p);
+	json_object_object_foreach(args, k, unused) {
+		(void)unused;
+		if (json_object_object_get_ex(plain, k, &v))
+			json_object_object_add(d, k, json_object_get(v));
+	}
+	json_object_put(args);
+	json_object_put(plain);
+	return d;
+}
+
+void
+headline_status(json_object *res)
+{
+	json_object *copy = NULL, *params, *defaults, *changed, *d;
+	size_t hidden = 0;
+
+	params = jpath(res, "run.params");
+	if (!json_object_is_type(params, json_type_object) ||
+	    json_object_deep_copy(res, &copy, NULL) != 0) {
+		output_text_status(res);
+		return;
+	}
+	defaults = defaults_for(params);
+	changed = output_nomem(json_object_new_object());
+	json_object_object_foreach(params, k, v) {
+		if (json_object_object_get_ex(defaults, k, &d) &&
+		    same_value(v, d)) {
+			hidden++;
+			continue;
+		}
+		json_object_object_add(changed, k, json_object_get(v));
+	}
+	json_object_object_add(jpath(copy, "run"), "params", changed);
+	output_text_status(copy);
+	if (hidden > 0)
+		printf("  (%zu knobs at their defaults; status --all lists "
+		    "them)\n", hidden);
+	json_object_put(copy);
+	json_object_put(defaults);
+}
