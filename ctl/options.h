@@ -25,6 +25,7 @@ enum {
 	OPT_WIDTH,
 	OPT_HEIGHT,
 	OPT_REPEAT,
+	OPT_GRAPH,		/* sweep --graph */
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };

@@ -60,19 +60,21 @@ text=$(ctl graph 1 2 -o "$T/t.png")
 assert_contains "$text" "2 runs" "text output"
 
 # Copied run directories, the daemon's own copies gone, one of them
-# labelled: the label heads its line, samples.csv is read beside
+# labelled: the label heads its line, the other is its filesystem (no
+# other unlabelled run to tell apart), samples.csv is read beside
 # report.json.
 mkdir "$T/copy"
 cp -r "$STATE/runs/1" "$T/copy/a"
 cp -r "$STATE/runs/2" "$T/copy/b"
 jq '.params.label = "ext3 data=writeback"' "$STATE/runs/1/report.json" \
     >"$T/copy/a/report.json"
+fs=$(jq -r .target.fs_type "$T/copy/b/report.json")
 mv "$STATE/runs" "$T/runs.moved"
 out=$("$STRESSCTL" --socket /nonexistent --json graph "$T/copy/a" \
     "$T/copy/b/report.json" -o "$T/c.png") || fail "graph of copies exited $?"
 png_size "$T/c.png" >/dev/null
 assert_eq "$(jq -c '[.lines[].label]' <<<"$out")" \
-    '["ext3 data=writeback","run 2"]' "labels of the copies"
+    "[\"ext3 data=writeback\",\"$fs\"]" "labels of the copies"
 assert_eq "$(jq '[.legend[] | select(. == "ext3 data=writeback")] | length' \
     <<<"$out")" 1 "legend entry of the label"
 # Repeats under one label share a colour and a legend entry.
