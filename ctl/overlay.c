@@ -282,8 +282,19 @@ has_option(const char *opts, const char *opt, size_t len)
 	return false;
 }
 
-/* The filesystem and the mount options of run k that some other run
- * without a label lacks. */
+/* Whether two records ran on the same type of filesystem. */
+static bool
+same_fs(json_object *a, json_object *b)
+{
+	const char *fa = jpath_str(a, "target.fs_type");
+	const char *fb = jpath_str(b, "target.fs_type");
+
+	return fa != NULL && fb != NULL && strcmp(fa, fb) == 0;
+}
+
+/* The filesystem and the mount options of run k that another run on the
+ * same type of filesystem, without a label, lacks (xfs's options do not
+ * tell it from ext3: its type does). */
 static char *
 fs_label(const struct overlay *ov, int k)
 {
@@ -298,6 +309,7 @@ fs_label(const struct overlay *ov, int k)
 
 		for (int j = 0; j < ov->nruns && !differs; j++)
 			differs = ov->runs[j].label == NULL &&
+			    same_fs(ov->runs[j].rep, ov->runs[k].rep) &&
 			    !has_option(jpath_str(ov->runs[j].rep,
 			    "target.mount_options"), p, n);
 		if (differs) {
@@ -446,13 +458,13 @@ time_axis(struct graph_args *a, double span, const char **unit)
 		fmt = "%-S";
 		*unit = "seconds";
 	} else if (span < 3600) {
-		fmt = "%-M\\:%S";
+		fmt = "%-M:%S";
 		*unit = "min\\:s";
 	} else if (span < 86400) {
-		fmt = "%-H\\:%M";
+		fmt = "%-H:%M";
 		*unit = "h\\:min";
 	} else {
-		fmt = "day %-j %H\\:%M";
+		fmt = "day %-j %H:%M";
 		*unit = "day (the first is 1) and h\\:min";
 	}
 	graph_arg(a, "--x-grid=SECOND:%u:SECOND:%u:SECOND:%u:0:%s",
