@@ -23,8 +23,7 @@
 #include "proto.h"
 #include "records.h"
 
-/* An integer axis has about this many ticks at most before labelling
- * only every other one. */
+/* An integer axis has at most this many steps. */
 #define GRAPH_INT_TICKS		6
 
 void
@@ -113,8 +112,8 @@ graph_int_axis(struct graph_args *a, double max)
 	graph_arg(a, "--rigid");
 	graph_arg(a, "--units-exponent=0");
 	graph_arg(a, "--left-axis-format=%%.0lf");
-	graph_arg(a, "--y-grid=%.0f:%d", step,
-	    top / step > GRAPH_INT_TICKS ? 2 : 1);
+	/* At most GRAPH_INT_TICKS steps, so every tick is labelled. */
+	graph_arg(a, "--y-grid=%.0f:1", step);
 }
 
 char *
