@@ -324,18 +324,58 @@ fs_label(const struct overlay *ov, int k)
 	return s;
 }
 
+/* A fallback label that another run's fallback repeats. */
+static bool
+is_dup(char **fb, int n, int k)
+{
+	for (int j = 0; j < n && fb[k] != NULL; j++)
+		if (j != k && fb[j] != NULL && strcmp(fb[j], fb[k]) == 0)
+			return true;
+	return false;
+}
+
+/* Make the fallback labels unique: the filesystem, else "run N", else
+ * "run N@host" (copies from two hosts), else the operand's position. */
+static void
+unique_fallbacks(const struct overlay *ov, char **fb)
+{
+	bool *dup = output_nomem(calloc((size_t)ov->nruns, sizeof(*dup)));
+
+	for (int stage = 0; stage < 3; stage++) {
+		for (int k = 0; k < ov->nruns; k++)
+			dup[k] = is_dup(fb, ov->nruns, k);
+		for (int k = 0; k < ov->nruns; k++) {
+			json_object *rep = ov->runs[k].rep;
+			char *id, *ns;
+
+			if (!dup[k])
+				continue;
+			id = jpath_text(rep, "run_id", NULL);
+			ns = stage == 0 ? output_xprintf("run %s", id) :
+			    stage == 1 ? output_xprintf("%s@%s", fb[k],
+			    jpath_str(rep, "host.name") != NULL ?
+			    jpath_str(rep, "host.name") : "?") :
+			    output_xprintf("%s #%d", fb[k], k + 1);
+			free(id);
+			free(fb[k]);
+			fb[k] = ns;
+		}
+	}
+	free(dup);
+}
+
 /*
  * Each run's label: its label knob; else the filesystem with the mount
  * options that differ between the runs without one; else, where that does
- * not tell two runs apart, "run N".  Runs with the same label knob share a
- * line (repeats); runs told apart by the fallback never do.
+ * not tell two runs apart, "run N" (and more, see unique_fallbacks).  Runs
+ * with the same label knob share a line (repeats); runs told apart by the
+ * fallback never do.
  */
 static int
 assign_labels(struct overlay *ov)
 {
 	const char *knob;
 	char **fb = output_nomem(calloc((size_t)ov->nruns, sizeof(*fb)));
-	bool *dup = output_nomem(calloc((size_t)ov->nruns, sizeof(*dup)));
 	int rc = CTL_EXIT_OK;
 
 	for (int k = 0; k < ov->nruns; k++)
@@ -345,26 +385,11 @@ assign_labels(struct overlay *ov)
 	for (int k = 0; k < ov->nruns; k++)
 		if (ov->runs[k].label == NULL)
 			fb[k] = fs_label(ov, k);
+	unique_fallbacks(ov, fb);
 	for (int k = 0; k < ov->nruns; k++)
-		for (int j = 0; j < ov->nruns && fb[k] != NULL && !dup[k]; j++)
-			dup[k] = j != k && fb[j] != NULL &&
-			    strcmp(fb[j], fb[k]) == 0;
-	for (int k = 0; k < ov->nruns; k++) {
-		char *id;
-
-		if (fb[k] == NULL)
-			continue;
-		if (!dup[k]) {
+		if (fb[k] != NULL)
 			ov->runs[k].label = fb[k];
-			continue;
-		}
-		id = jpath_text(ov->runs[k].rep, "run_id", NULL);
-		ov->runs[k].label = output_xprintf("run %s", id);
-		free(id);
-		free(fb[k]);
-	}
 	free(fb);
-	free(dup);
 	for (int k = 0; k < ov->nruns && rc == CTL_EXIT_OK; k++) {
 		int l = 0;
 
@@ -385,39 +410,7 @@ assign_labels(struct overlay *ov)
 
 /* ------------------------------------------------------------- drawing */
 
-/* One part of the title: each run's text, the distinct ones in run
- * order joined by " / ". */
-static char *
-title_part(const struct overlay *ov, char *(*part)(json_object *))
-{
-	char **texts = output_nomem(calloc((size_t)ov->nruns,
-	    sizeof(*texts))), *s = NULL, *ns;
-
-	for (int k = 0; k < ov->nruns; k++) {
-		bool seen = false;
-
-		texts[k] = part(ov->runs[k].rep);
-		for (int j = 0; j < k && !seen; j++)
-			seen = strcmp(texts[j], texts[k]) == 0;
-		if (seen)
-			continue;
-		ns = s == NULL ? output_xprintf("%s", texts[k]) :
-		    output_xprintf("%s / %s", s, texts[k]);
-		free(s);
-		s = ns;
-	}
-	for (int k = 0; k < ov->nruns; k++)
-		free(texts[k]);
-	free(texts);
-	return s;
-}
-
-static char *
-part_files(json_object *rep)
-{
-	return jpath_text(rep, "params.files", NULL);
-}
-
+/* The offered rate of a run, as the title names it. */
 static char *
 part_rate(json_object *rep)
 {
@@ -431,12 +424,32 @@ part_rate(json_object *rep)
 	return output_xprintf("%.4g updates/s", n / s);
 }
 
+/* One part of the title: each run's value at path (NULL: its rate), the
+ * distinct ones in run order joined by " / ". */
 static char *
-part_sync(json_object *rep)
+title_part(const struct overlay *ov, const char *path)
 {
-	const char *s = jpath_str(rep, "params.sync");
+	char **texts = output_nomem(calloc((size_t)ov->nruns,
+	    sizeof(*texts))), *s = NULL, *ns;
 
-	return output_xprintf("%s", s != NULL ? s : "?");
+	for (int k = 0; k < ov->nruns; k++) {
+		bool seen = false;
+
+		texts[k] = path == NULL ? part_rate(ov->runs[k].rep) :
+		    jpath_text(ov->runs[k].rep, path, NULL);
+		for (int j = 0; j < k && !seen; j++)
+			seen = strcmp(texts[j], texts[k]) == 0;
+		if (seen)
+			continue;
+		ns = s == NULL ? output_xprintf("%s", texts[k]) :
+		    output_xprintf("%s / %s", s, texts[k]);
+		free(s);
+		s = ns;
+	}
+	for (int k = 0; k < ov->nruns; k++)
+		free(texts[k]);
+	free(texts);
+	return s;
 }
 
 /* The time axis: a label every nice number of seconds, about 8 of them,
@@ -475,9 +488,9 @@ static void
 overlay_argv(struct overlay *ov, struct graph_args *a)
 {
 	const struct records_ctx *ctx = ov->ctx;
-	char *files = title_part(ov, part_files);
-	char *rate = title_part(ov, part_rate);
-	char *sync = title_part(ov, part_sync);
+	char *files = title_part(ov, "params.files");
+	char *rate = title_part(ov, NULL);
+	char *sync = title_part(ov, "params.sync");
 	const char *unit;
 
 	ov->title = output_xprintf("significant queue: %s files, %s, sync %s",

@@ -84,6 +84,14 @@ assert_eq "$(jq '.lines | length' <<<"$out")" 1 "one line label for repeats"
 assert_eq "$(jq '.lines[0].runs | length' <<<"$out")" 2 "its runs"
 assert_eq "$(jq '[.legend[] | select(startswith("ext3"))] | length' \
     <<<"$out")" 1 "one legend entry for repeats"
+# The same run copied from two hosts, unlabelled: told apart by host.
+mkdir "$T/copy/b2"
+jq '.host.name = "elsewhere"' "$T/copy/b/report.json" >"$T/copy/b2/report.json"
+cp "$T/copy/b/samples.csv" "$T/copy/b2/"
+out=$("$STRESSCTL" --json graph "$T/copy/b" "$T/copy/b2" -o "$T/h.png")
+assert_eq "$(jq '.lines | length' <<<"$out")" 2 "lines of two hosts' copies"
+assert_eq "$(jq -r '.lines[1].label' <<<"$out")" "run 2@elsewhere" \
+    "label of the other host's copy"
 
 # Refusals, named: a run the daemon does not have, a path that is not
 # there, a copy without its samples.
