@@ -1,5 +1,6 @@
 /* stressctl graph: a run's queues and update rate drawn as a PNG with
- * librrd from the run's metrics.rrd. */
+ * librrd from the run's metrics.rrd; several runs' significant queues
+ * overlaid (overlay.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,10 +17,13 @@
 #include <json-c/json.h>
 #include <rrd.h>
 
+#include "cmd-graph.h"
 #include "cmd.h"
+#include "graph.h"
 #include "jpath.h"
 #include "options.h"
 #include "output.h"
+#include "overlay.h"
 #include "proto.h"
 #include "records.h"
 
@@ -29,8 +33,6 @@
 #define GRAPH_MIN_WIDTH		200
 #define GRAPH_MIN_HEIGHT	100
 #define GRAPH_MAX_SIZE		8192
-/* The most arguments graph_argv() makes, and the NULL after them. */
-#define GRAPH_MAX_ARGS		40
 
 /* What the graph of one run is drawn from. */
 struct graph {
@@ -39,6 +41,7 @@ struct graph {
 	unsigned	 width, height;
 	time_t		 start, end;
 	double		 scale;		/* of the rate, to the queues' axis */
+	double		 qmax;		/* the largest queue */
 	bool		 rrdc;		/* the RRD has rrdcached's queue */
 };
 
@@ -117,72 +120,6 @@ fail:
 	return ret;
 }
 
-/* The smallest of 1, 2, 5 times a power of ten that is at least x (1 for
- * x <= 0). */
-static double
-nice_ceil(double x)
-{
-	double p, m;
-
-	if (!(x > 0) || !isfinite(x))
-		return 1;
-	p = pow(10, floor(log10(x)));
-	m = x / p;
-	/* log10 may land a hair off an exact power of ten. */
-	if (m <= 1 + 1e-9)
-		return p;
-	return (m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
-/* A path in a DEF: rrd_graph splits its arguments at ':'. */
-static char *
-def_escape(const char *path)
-{
-	char *s = output_nomem(malloc(2 * strlen(path) + 1)), *p = s;
-
-	for (; *path != '\0'; path++) {
-		if (*path == ':' || *path == '\\')
-			*p++ = '\\';
-		*p++ = *path;
-	}
-	*p = '\0';
-	return s;
-}
-
-/* Write the image next to path and rename it into place, so a failed
- * write never leaves a truncated PNG behind. */
-static int
-write_png(const struct records_ctx *ctx, const char *path,
-    const unsigned char *img, size_t len)
-{
-	char *tmp = output_xprintf("%s.tmp%ld", path, (long)getpid());
-	FILE *fp;
-	int ret = CTL_EXIT_ERROR, saved;
-
-	if ((fp = fopen(tmp, "we")) == NULL)
-		goto fail;
-	if (fwrite(img, 1, len, fp) != len) {
-		saved = errno;
-		fclose(fp);
-		errno = saved;
-		goto unlink;
-	}
-	if (fclose(fp) == EOF || rename(tmp, path) == -1)
-		goto unlink;
-	ret = CTL_EXIT_OK;
-	goto done;
-unlink:
-	saved = errno;
-	unlink(tmp);
-	errno = saved;
-fail:
-	records_error(ctx, "cannot write %s: %s", path, strerror(errno));
-done:
-	free(tmp);
-	return ret;
-}
-
-
 /* The record's metrics file and time span, and the scale of the rate. */
 static int
 graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
@@ -222,111 +159,80 @@ graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
 	 */
 	if (qmax <= 0)
 		qmax = 1;
-	g->scale = nice_ceil(rmax / qmax);
+	g->scale = graph_nice_ceil(rmax / qmax);
+	g->qmax = qmax;
 	return CTL_EXIT_OK;
 }
 
-/* rrd_graph_v's arguments into argv (NULL terminated); returns argc. */
-static int
-graph_argv(const struct graph *g, char **argv)
+/* rrd_graph_v's arguments. */
+static void
+graph_argv(const struct graph *g, struct graph_args *a)
 {
 	const char *fs = jpath_str(g->rep, "target.fs_type");
 	const char *dir = jpath_str(g->rep, "target.dir");
-	char *esc = def_escape(g->rrd);
+	char *esc = graph_def_escape(g->rrd);
 	char *id = jpath_text(g->rep, "run_id", NULL);
-	int argc = 0;
 
-	argv[argc++] = output_xprintf("graph");
+	graph_arg(a, "graph");
 	/* "-": the image comes back in memory. */
-	argv[argc++] = output_xprintf("-");
-	argv[argc++] = output_xprintf("--imgformat=PNG");
-	argv[argc++] = output_xprintf("--full-size-mode");
-	argv[argc++] = output_xprintf("--width=%u", g->width);
-	argv[argc++] = output_xprintf("--height=%u", g->height);
-	argv[argc++] = output_xprintf("--start=%lld", (long long)g->start);
-	argv[argc++] = output_xprintf("--end=%lld", (long long)g->end);
-	argv[argc++] = output_xprintf("--lower-limit=0");
-	argv[argc++] = output_xprintf("--title=stressd run %s, %s on %s", id,
+	graph_arg(a, "-");
+	graph_arg(a, "--imgformat=PNG");
+	graph_arg(a, "--full-size-mode");
+	graph_arg(a, "--width=%u", g->width);
+	graph_arg(a, "--height=%u", g->height);
+	graph_arg(a, "--start=%lld", (long long)g->start);
+	graph_arg(a, "--end=%lld", (long long)g->end);
+	graph_int_axis(a, g->qmax);
+	graph_arg(a, "--title=stressd run %s, %s on %s", id,
 	    fs ? fs : "?", dir ? dir : "?");
-	argv[argc++] = output_xprintf("--vertical-label=operations pending");
-	argv[argc++] = output_xprintf("--right-axis=%.10g:0", g->scale);
-	argv[argc++] = output_xprintf("--right-axis-label=updates/s");
-	argv[argc++] = output_xprintf("DEF:sig=%s:sig_pending:AVERAGE", esc);
-	argv[argc++] = output_xprintf("DEF:tot=%s:total_pending:AVERAGE", esc);
-	argv[argc++] = output_xprintf("DEF:rate=%s:completed:AVERAGE", esc);
-	argv[argc++] = output_xprintf("CDEF:scaled=rate,%.10g,/", g->scale);
-	argv[argc++] = output_xprintf("VDEF:sigavg=sig,AVERAGE");
-	argv[argc++] = output_xprintf("VDEF:sigmax=sig,MAXIMUM");
-	argv[argc++] = output_xprintf("VDEF:totavg=tot,AVERAGE");
-	argv[argc++] = output_xprintf("VDEF:totmax=tot,MAXIMUM");
-	argv[argc++] = output_xprintf("VDEF:rateavg=rate,AVERAGE");
-	argv[argc++] = output_xprintf("AREA:tot#9ecae1:"
+	graph_arg(a, "--vertical-label=operations pending");
+	graph_arg(a, "--right-axis=%.10g:0", g->scale);
+	graph_arg(a, "--right-axis-label=updates/s");
+	graph_arg(a, "DEF:sig=%s:sig_pending:AVERAGE", esc);
+	graph_arg(a, "DEF:tot=%s:total_pending:AVERAGE", esc);
+	graph_arg(a, "DEF:rate=%s:completed:AVERAGE", esc);
+	graph_arg(a, "CDEF:scaled=rate,%.10g,/", g->scale);
+	graph_arg(a, "VDEF:sigavg=sig,AVERAGE");
+	graph_arg(a, "VDEF:sigmax=sig,MAXIMUM");
+	graph_arg(a, "VDEF:totavg=tot,AVERAGE");
+	graph_arg(a, "VDEF:totmax=tot,MAXIMUM");
+	graph_arg(a, "VDEF:rateavg=rate,AVERAGE");
+	graph_arg(a, "AREA:tot#9ecae1:"
 	    "total_operations_pending ");
-	argv[argc++] = output_xprintf("GPRINT:totavg:avg %%8.2lf");
-	argv[argc++] = output_xprintf("GPRINT:totmax:max %%8.0lf\\l");
-	argv[argc++] = output_xprintf("LINE2:sig#d62728:"
+	graph_arg(a, "GPRINT:totavg:avg %%8.2lf");
+	graph_arg(a, "GPRINT:totmax:max %%8.0lf\\l");
+	graph_arg(a, "LINE2:sig#d62728:"
 	    "significant_ops_pending  ");
-	argv[argc++] = output_xprintf("GPRINT:sigavg:avg %%8.2lf");
-	argv[argc++] = output_xprintf("GPRINT:sigmax:max %%8.0lf\\l");
-	argv[argc++] = output_xprintf("LINE1:scaled#2ca02c:completed updates/s "
+	graph_arg(a, "GPRINT:sigavg:avg %%8.2lf");
+	graph_arg(a, "GPRINT:sigmax:max %%8.0lf\\l");
+	graph_arg(a, "LINE1:scaled#2ca02c:completed updates/s "
 	    "(right axis)");
-	argv[argc++] = output_xprintf("GPRINT:rateavg:avg %%8.1lf\\l");
+	graph_arg(a, "GPRINT:rateavg:avg %%8.1lf\\l");
 	/* A run against an rrdcached: its own queue beside ours. */
 	if (g->rrdc && jpath(g->rep, "rrdcached") != NULL) {
-		argv[argc++] = output_xprintf("DEF:rq=%s:rrdc_queue:AVERAGE",
+		graph_arg(a, "DEF:rq=%s:rrdc_queue:AVERAGE",
 		    esc);
-		argv[argc++] = output_xprintf("VDEF:rqavg=rq,AVERAGE");
-		argv[argc++] = output_xprintf("VDEF:rqmax=rq,MAXIMUM");
-		argv[argc++] = output_xprintf("LINE2:rq#ff7f0e:rrdcached "
+		graph_arg(a, "VDEF:rqavg=rq,AVERAGE");
+		graph_arg(a, "VDEF:rqmax=rq,MAXIMUM");
+		graph_arg(a, "LINE2:rq#ff7f0e:rrdcached "
 		    "QueueLength (files) ");
-		argv[argc++] = output_xprintf("GPRINT:rqavg:avg %%8.2lf");
-		argv[argc++] = output_xprintf("GPRINT:rqmax:max %%8.0lf\\l");
+		graph_arg(a, "GPRINT:rqavg:avg %%8.2lf");
+		graph_arg(a, "GPRINT:rqmax:max %%8.0lf\\l");
 	}
-	argv[argc] = NULL;
 	free(esc);
 	free(id);
-	return argc;
-}
-
-/* Draw the graph of argv and write it to ctx->png. */
-static int
-graph_draw(const struct records_ctx *ctx, int argc, char **argv)
-{
-	rrd_info_t *info;
-	rrd_blob_t *img = NULL;
-	int rc = CTL_EXIT_ERROR;
-
-	rrd_clear_error();
-	info = rrd_graph_v(argc, argv);
-	if (info == NULL || rrd_test_error()) {
-		records_error(ctx, "librrd: %s", rrd_test_error() ?
-		    rrd_get_error() : "rrd_graph_v failed");
-		goto fail;
-	}
-	for (rrd_info_t *i = info; i != NULL; i = i->next)
-		if (i->type == RD_I_BLO && strcmp(i->key, "image") == 0)
-			img = &i->value.u_blo;
-	if (img == NULL || img->size == 0) {
-		records_error(ctx, "librrd returned no image");
-		goto fail;
-	}
-	rc = write_png(ctx, ctx->png, img->ptr, img->size);
-fail:
-	if (info != NULL)
-		rrd_info_free(info);
-	return rc;
 }
 
 /* What was written, for a person or as JSON. */
 static void
-graph_print(const struct records_ctx *ctx, const struct graph *g)
+graph_print(const struct records_ctx *ctx, const struct graph *g, FILE *out)
 {
 	json_object *res;
 	char *id;
 
 	if (!ctx->json) {
 		id = jpath_text(g->rep, "run_id", NULL);
-		printf("run %s: %ux%u graph of %lld s written to %s\n", id,
+		fprintf(out, "run %s: %ux%u graph of %lld s written to %s\n", id,
 		    g->width, g->height, (long long)(g->end - g->start),
 		    ctx->png);
 		free(id);
@@ -346,34 +252,51 @@ graph_print(const struct records_ctx *ctx, const struct graph *g)
 	    json_object_new_int64((int64_t)g->start));
 	json_object_object_add(res, "end",
 	    json_object_new_int64((int64_t)g->end));
-	printf("%s\n", output_json_string(res));
+	fprintf(out, "%s\n", output_json_string(res));
 	json_object_put(res);
+}
+
+/* One run: its queues and update rate from its metrics.rrd. */
+static int
+graph_one(const struct records_ctx *ctx, FILE *out)
+{
+	char *path = ctx->nruns > 0 ? graph_record_path(ctx->runs[0]) : NULL;
+	const char *run = path != NULL ? path : ctx->nruns > 0 ?
+	    ctx->runs[0] : NULL;
+	struct graph g = {
+		.width = ctx->width ? ctx->width : GRAPH_WIDTH,
+		.height = ctx->height ? ctx->height : GRAPH_HEIGHT,
+	};
+	struct graph_args a = { 0 };
+	int rc;
+
+	if ((g.rep = records_load(ctx, run, &rc)) == NULL) {
+		free(path);
+		return rc;
+	}
+	if ((rc = graph_span(ctx, run, &g)) != CTL_EXIT_OK)
+		goto fail;
+	graph_argv(&g, &a);
+	if ((rc = graph_draw(ctx, &a, NULL)) == CTL_EXIT_OK)
+		graph_print(ctx, &g, out);
+fail:
+	graph_args_free(&a);
+	json_object_put(g.rep);
+	free(g.rrd);
+	free(path);
+	return rc;
+}
+
+int
+cmd_graph_show(const struct records_ctx *ctx, FILE *out)
+{
+	return ctx->nruns > 1 ? overlay_run(ctx, out) : graph_one(ctx, out);
 }
 
 static int
 run_graph(const struct records_ctx *ctx)
 {
-	const char *run = ctx->nruns > 0 ? ctx->runs[0] : NULL;
-	struct graph g = {
-		.width = ctx->width ? ctx->width : GRAPH_WIDTH,
-		.height = ctx->height ? ctx->height : GRAPH_HEIGHT,
-	};
-	char *argv[GRAPH_MAX_ARGS + 1];
-	int argc = 0, rc;
-
-	if ((g.rep = records_load(ctx, run, &rc)) == NULL)
-		return rc;
-	if ((rc = graph_span(ctx, run, &g)) != CTL_EXIT_OK)
-		goto fail;
-	argc = graph_argv(&g, argv);
-	if ((rc = graph_draw(ctx, argc, argv)) == CTL_EXIT_OK)
-		graph_print(ctx, &g);
-fail:
-	for (int i = 0; i < argc; i++)
-		free(argv[i]);
-	json_object_put(g.rep);
-	free(g.rrd);
-	return rc;
+	return cmd_graph_show(ctx, stdout);
 }
 
 static int
@@ -422,12 +345,20 @@ parse_graph(struct ctl *ctl, int argc, char **argv)
 
 const struct ctl_cmd cmd_graph_entry = {
 	.name = "graph",
-	.usage = "-o FILE.png [options] [RUN]",
-	.summary = "draw a run's queues and update rate as a PNG",
+	.usage = "-o FILE.png [options] [RUN...]",
+	.summary = "draw runs' queues as a PNG",
 	.details =
-	    "RUN is a run id or a report.json path, as for report; the default "
-	    "is the\ncurrent or last run.  The graph is drawn with librrd from "
-	    "the run's\nmetrics.rrd.\n\nOptions:\n"
+	    "RUN is a run id, a report.json path or a run directory (a path "
+	    "with a '/'),\nas for report; the default is the current or last "
+	    "run.  One RUN: its\nqueues and update rate over its clock time, "
+	    "from its metrics.rrd.  Several:\ntheir significant_ops_pending "
+	    "overlaid against the seconds since each\nrun's load started, from "
+	    "each record's samples.csv (beside a copied\nreport.json), one "
+	    "colour and legend entry per label (the label knob; else\nthe "
+	    "filesystem and the mount options that differ; else \"run N\"), "
+	    "runs with\nthe same label knob sharing one; the title names the "
+	    "load (files,\nupdates/s, sync).  At most 64 runs and 12 labels."
+	    "\n\nOptions:\n"
 	    "  -o, --output FILE.png  the PNG to write (required)\n"
 	    "  --width W              image width in pixels, 200 to 8192 "
 	    "(default 800)\n"
@@ -442,7 +373,7 @@ const struct ctl_cmd cmd_graph_entry = {
 		{ NULL, 0, NULL, 0 }
 	},
 	.shortopts = ":ho:",
-	.max_runs = 1,
+	.max_runs = OVERLAY_MAX_RUNS,
 	.option = graph_option,
 	.parse = parse_graph,
 	.run = run_graph,

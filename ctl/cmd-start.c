@@ -420,7 +420,7 @@ build_options(struct option **optsp, char ***nonamesp, bool sweep)
 	struct option *opts;
 	size_t nopts = 0;
 
-	*optsp = opts = calloc(2 * knobs_count + 7, sizeof(*opts));
+	*optsp = opts = calloc(2 * knobs_count + 8, sizeof(*opts));
 	*nonamesp = calloc(knobs_count, sizeof(**nonamesp));
 	if (opts == NULL || *nonamesp == NULL)
 		return CTL_EXIT_ERROR;
@@ -450,6 +450,9 @@ build_options(struct option **optsp, char ***nonamesp, bool sweep)
 		opts[nopts].name = "repeat";
 		opts[nopts].has_arg = required_argument;
 		opts[nopts++].val = OPT_REPEAT;
+		opts[nopts].name = "graph";
+		opts[nopts].has_arg = required_argument;
+		opts[nopts++].val = OPT_GRAPH;
 	}
 	return PARSE_OK;
 }
@@ -476,6 +479,12 @@ run_option(struct ctl *ctl, int c, bool sweep)
 		    1, 1000, true, &d)) != PARSE_OK)
 			return ret;
 		ctl->repeat = (unsigned long)d;
+	} else if (c == OPT_GRAPH) {
+		if (*optarg == '\0') {
+			options_usage_error(ctl->cmd, "--graph: empty file name");
+			return CTL_EXIT_USAGE;
+		}
+		ctl->rec.png = optarg;
 	} else if (sweep && k != NULL && strcmp(k->name, "dir") == 0) {
 		return sweep_dir(ctl, optarg);
 	} else if (sweep && k != NULL && strcmp(k->name, "label") == 0) {

@@ -20,6 +20,7 @@
 
 #include "call.h"
 #include "cmd-compare.h"
+#include "cmd-graph.h"
 #include "cmd-start.h"
 #include "cmd.h"
 #include "columns.h"
@@ -414,6 +415,16 @@ run_sweep(const struct records_ctx *rec)
 		if (rc == CTL_EXIT_OK)
 			rc = crc;
 	}
+	/* --graph: the picture of the same runs; its line goes to stderr
+	 * with the progress, so stdout stays one compare (--json). */
+	if (cmp.nruns > 0 && rec->png != NULL) {
+		int grc;
+
+		cmp.json = false;
+		if ((grc = cmd_graph_show(&cmp, stderr)) != CTL_EXIT_OK &&
+		    rc == CTL_EXIT_OK)
+			rc = grc;
+	}
 	for (unsigned long i = 0; i < total; i++)
 		free(ids[i]);
 	free(ids);
@@ -454,6 +465,8 @@ const struct ctl_cmd cmd_sweep_entry = {
 	    "                how the ranking groups repeats\n"
 	    "  --repeat N    runs per directory, 1 to 1000 (default 1)\n"
 	    "  --profile P   start every run from [profile P] of stressd.conf\n"
+	    "  --graph FILE  draw the runs' significant queues into FILE (a "
+	    "PNG), as\n                by stressctl graph\n"
 	    "  -h, --help    print this help and exit\nand every option of "
 	    "start but --sweep-id (see stressctl start --help).\n\nCtrl-C "
 	    "stops the current run with a drain, waits for it, prints the "

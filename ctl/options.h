@@ -26,6 +26,7 @@ enum {
 	OPT_HEIGHT,
 	OPT_REPEAT,
 	OPT_ALL,
+	OPT_GRAPH,		/* sweep --graph */
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };

@@ -173,7 +173,8 @@ grep -qE 'MiB free; three 9999999-MiB filesystems need 29999997 MiB' \
 # ---- a --keep run through this test's stressd: every update on disk
 start_daemon
 rc=0
-out=$(kif --dir "$T/wa" --socket "$SOCK" --keep 2>"$T/a.err") || rc=$?
+out=$(kif --dir "$T/wa" --socket "$SOCK" --keep --graph "$T/kif.png" \
+    2>"$T/a.err") || rc=$?
 log "--keep run through our stressd: exit $rc"
 assert_eq "$rc" 0 "kif-study --keep ($(tail -n 20 "$T/a.err"))"
 check_runs "$STATE" "done"
@@ -188,6 +189,11 @@ for rep in $(find "$STATE/runs" -name report.json | sort -V); do
 	    fail "compare lacks run $(jq .run_id "$rep"): $out"
 done
 grep -q 'umount ' "$T/a.err" || fail "--keep says not how to remove: $(cat "$T/a.err")"
+# --graph: the sweep drew its three runs, one line per filesystem
+[ "$(head -c 8 "$T/kif.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    fail "--graph: no PNG in $T/kif.png: $(cat "$T/a.err")"
+grep -q '^3 runs, 3 lines .*kif.png' "$T/a.err" ||
+    fail "--graph: not 3 lines: $(cat "$T/a.err")"
 log "--keep run: 3 runs, $UPDATES updates each on disk"
 (kif_cleanup)
 rm -rf "$T/wa"

@@ -88,6 +88,8 @@ vgctl stats
 vgctl status
 vgctl graph -o "$T/run1.png" 1
 [ -s "$T/run1.png" ] || fail "graph wrote no PNG"
+vgctl --json graph -o "$T/runs.png" 1 2
+[ -s "$T/runs.png" ] || fail "graph of two runs wrote no PNG"
 
 # ---- 4. refused starts, a waiter that goes away, bad requests
 out=$(ctl start --dir "$D" --files "$FILES" --rra 'RRA:AVERAGE:0.5:1:11' \
