@@ -95,36 +95,47 @@ measure(const struct verdict_input *in, struct verdict *v)
 
 #define SAY(...)	snprintf(v->reason, sizeof(v->reason), __VA_ARGS__)
 
+/* A rate as a person reads it: 3 significant digits, no e-notation. */
+static const char *
+rate(double d, char *buf, size_t len)
+{
+	snprintf(buf, len, fabs(d) >= 100 ? "%.0f" : fabs(d) >= 1 ? "%.2f" :
+	    "%.3f", d);
+	return buf;
+}
+
 /* kept_up and its reason by the trend (rule step 6). */
 static void
 judge_trend(struct verdict *v)
 {
 	double lo = (v->slope - VERDICT_T * v->se) * 3600;
 	double hi = (v->slope + VERDICT_T * v->se) * 3600;
+	char s[32], l[32], h[32];
 
+	rate(v->slope, s, sizeof(s));
+	rate(lo / 3600, l, sizeof(l));
+	rate(hi / 3600, h, sizeof(h));
 	if (lo > v->threshold) {
 		v->kept_up = 0;
 		v->cause = VERDICT_BY_TREND_UP;
-		SAY("significant_ops_pending grew %.3g values/s (95 %% "
-		    "interval %.3g to %.3g) from %.1f to %.1f s: at least "
-		    "%.0f more pending in 1 h, over the %.0f allowed.",
-		    v->slope, lo / 3600, hi / 3600, v->from_s, v->to_s, lo,
-		    v->threshold);
+		SAY("significant_ops_pending grew %s values/s (95 %% interval "
+		    "%s to %s) from %.1f to %.1f s: at least %.0f more pending "
+		    "in 1 h, over the %.0f allowed.", s, l, h, v->from_s,
+		    v->to_s, lo, v->threshold);
 	} else if (hi < v->threshold) {
 		v->kept_up = 1;
 		v->cause = VERDICT_BY_TREND_BOUNDED;
-		SAY("significant_ops_pending stayed bounded from %.1f to "
-		    "%.1f s: trend %.3g values/s (95 %% interval %.3g to "
-		    "%.3g), at most %.0f more pending in 1 h, under %.0f.",
-		    v->from_s, v->to_s, v->slope, lo / 3600, hi / 3600, hi,
-		    v->threshold);
+		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
+		    "s: trend %s values/s (95 %% interval %s to %s), at most "
+		    "%.0f more pending in 1 h, under %.0f.", v->from_s,
+		    v->to_s, s, l, h, hi, v->threshold);
 	} else {
 		v->kept_up = -1;
 		v->cause = VERDICT_BY_TREND_UNSURE;
-		SAY("the trend of significant_ops_pending, %.3g values/s (95 "
-		    "%% interval %.3g to %.3g), can neither rule out nor show "
-		    "a backlog of %.0f in 1 h; a longer run can tell.",
-		    v->slope, lo / 3600, hi / 3600, v->threshold);
+		SAY("the trend of significant_ops_pending, %s values/s (95 %% "
+		    "interval %s to %s), can neither rule out nor show a "
+		    "backlog of %.0f in 1 h; a longer run can tell.", s, l, h,
+		    v->threshold);
 	}
 }
 
