@@ -82,9 +82,12 @@ measure(const struct verdict_input *in, struct verdict *v)
 		return;
 	len = in->load_to_s - in->load_from_s;
 	phase_range(in, in->load_from_s, in->load_to_s, &i0, &i1);
-	for (size_t i = i0; i < i1; i++)
+	for (size_t i = i0; i < i1; i++) {
 		if (in->pts[i].y > v->max_y)
 			v->max_y = in->pts[i].y;
+		v->queued += in->pts[i].y > 1;
+	}
+	v->load_samples = i1 - i0;
 	v->from_s = in->load_from_s + (len > 0 ? VERDICT_SETTLE * len : 0);
 	v->to_s = in->load_to_s;
 	phase_range(in, v->from_s, v->to_s, &i0, &i1);
@@ -190,7 +193,9 @@ add_warnings(const struct verdict_input *in, struct verdict *v)
 	if (in->sync_none && in->run_bytes > 0 && in->mem_available > 0 &&
 	    in->run_bytes <= in->mem_available)
 		v->warnings |= 1u << VERDICT_W_PAGE_CACHE;
-	if (v->samples > 0 && v->max_y <= 1)
+	/* a rare stall of this machine is no queue */
+	if (v->load_samples > 0 &&
+	    (double)v->queued <= VERDICT_NO_QUEUE_SHARE * (double)v->load_samples)
 		v->warnings |= 1u << VERDICT_W_NO_QUEUE;
 }
 
@@ -314,10 +319,11 @@ warning_text(enum verdict_warning w, const struct verdict *v,
 		    (double)in->mem_available / MIB);
 		break;
 	case VERDICT_W_NO_QUEUE:
-		snprintf(buf, len, "significant_ops_pending was 0 or 1 in every "
-		    "sample of the load phase: no queue formed, so the "
+		snprintf(buf, len, "significant_ops_pending was 0 or 1 in %zu "
+		    "of the load phase's %zu samples: no queue formed, so the "
 		    "storage was never tested; raise the rate (more "
-		    "max_updates in the same update_time).");
+		    "max_updates in the same update_time).",
+		    v->load_samples - v->queued, v->load_samples);
 		break;
 	default:
 		buf[0] = '\0';

@@ -44,6 +44,8 @@
 #define VERDICT_SETTLE		0.10	/* of the load phase, skipped */
 #define VERDICT_FLOOR		1000.0	/* values in 1 h */
 #define VERDICT_FILES_SHARE	0.10	/* of files, values in 1 h */
+/* no_queue: at most this share of the load phase's samples over 1 */
+#define VERDICT_NO_QUEUE_SHARE	0.05
 
 /* One sample: seconds since the run began, significant_ops_pending. */
 struct verdict_point {
@@ -102,6 +104,8 @@ struct verdict {
 	double		 slope, se, backlog_1h;	/* values/s, values */
 	double		 threshold;	/* a material backlog in 1 h */
 	double		 max_y;		/* the largest sample in the phase */
+	size_t		 load_samples;	/* in the whole load phase */
+	size_t		 queued;	/* of them, those over 1 */
 	double		 latency_p99_ms, latency_bound_ms;
 	uint64_t	 dropped, failed;
 	bool		 stopped_early;

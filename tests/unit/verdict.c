@@ -43,7 +43,10 @@ static double flat(double t, size_t i) { (void)t; (void)i; return 5; }
 static double grow(double t, size_t i) { (void)i; return 10 * t; }
 static double line(double t, size_t i) { (void)i; return 2 + 0.5 * t; }
 static double low(double t, size_t i) { (void)t; return (double)(i % 2); }
-static double two(double t, size_t i) { (void)t; return i == 7 ? 2 : 1; }
+/* 1 but for a stall of 5 % of the samples: still no queue */
+static double stall(double t, size_t i) { (void)t; return i % 20 ? 1 : 9; }
+/* 1 but 2 in 10 % of the samples: a queue formed */
+static double two(double t, size_t i) { (void)t; return i % 10 ? 1 : 2; }
 
 /* A queue that builds for 7 s and empties, over and over. */
 static double
@@ -304,6 +307,9 @@ test_warnings(void **state)
 	json_object *w;
 
 	(void)state;
+	series(&in, 300, 1, stall);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.warnings, 1u << VERDICT_W_NO_QUEUE);
 	series(&in, 300, 1, low);
 	in.sync_none = true;
 	in.run_bytes = 1 << 20;
