@@ -133,6 +133,7 @@ runrecords_summary(json_object *rep)
 		{ "mount_options", "target", "mount_options" },
 		{ "updates_completed", "counters", "updates_completed" },
 		{ "significant_avg", "queue_depth", "significant_ops_pending" },
+		{ "verdict", "verdict", NULL }, { "warnings", "warnings", NULL },
 		{ "report", "files", "report" },
 		{ "sweep_id", "params", "sweep_id" },
 	};

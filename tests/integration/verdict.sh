@@ -98,6 +98,12 @@ assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" null "verdict of a 1 s run"
 jq -r .verdict.reason <<<"$rep" | grep -q 'stopped after' ||
     fail "reason of a stopped run: $(jq -r .verdict.reason <<<"$rep")"
 
+# runs carries each record's verdict and warnings for its listing.
+r=$(ctlj runs)
+assert_eq "$(jq -c '.runs[1].verdict.kept_up' <<<"$r")" false "runs: run 2's verdict"
+assert_eq "$(jq -r '.runs[3].warnings | map(.code) | sort | join(" ")' <<<"$r")" \
+    "few_samples flat_out page_cache" "runs: run 4's warnings"
+
 # A record of an older stressd has no verdict, and says so.
 jq 'del(.verdict, .warnings)' <<<"$rep" >"$T/old.json"
 ctl report "$T/old.json" | grep -q '^Verdict: no verdict (recorded by an older stressd)$' ||
