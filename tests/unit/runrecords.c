@@ -154,6 +154,7 @@ test_summary(void **state)
 	    "\"started_at\":\"a\",\"ended_at\":null,\"dir\":\"/d\","
 	    "\"fs_type\":\"xfs\",\"mount_options\":null,"
 	    "\"updates_completed\":100,\"significant_avg\":2.5,"
+	    "\"verdict\":null,\"warnings\":null,"
 	    "\"report\":null,\"sweep_id\":\"s1\"}");
 	json_object_put(s);
 	json_object_put(rep);
