@@ -168,7 +168,10 @@ judge_counts(const struct verdict_input *in, struct verdict *v)
 		    "ms.", in->latency_p99_ms, in->latency_bound_ms);
 	} else if (v->samples < VERDICT_MIN_SAMPLES) {
 		v->cause = VERDICT_BY_FEW_SAMPLES;
-		if (in->stopped_early)
+		if (in->load_from_s < 0)
+			SAY("the load %s.", in->stopped_early ? "never started" :
+			    "has not started yet");
+		else if (in->stopped_early)
 			SAY("the run stopped after %llu of %llu updates, with "
 			    "%zu samples in its load phase; the rule needs "
 			    "%d.", (unsigned long long)in->generated,

@@ -58,9 +58,9 @@ grep -q '^Verdict: \(kept up\|cannot tell\) (1 warning)$' <<<"$out" ||
     fail "report prints no verdict line: $(head -n 5 <<<"$out")"
 grep -q '^  page_cache: ' <<<"$out" || fail "report prints no warning"
 
-# A queue that grows all the load long: 2,000 updates/s over 5,000 files,
-# each visited once in 5 s at best.
-rep=$(run --dir "$T/g" --files 5000 --max-updates 10000 --update-time 5)
+# A queue that grows all the load long: 2,000 updates/s over 6,000 files,
+# each visited once in 6 s at best.
+rep=$(run --dir "$T/g" --files 6000 --max-updates 12000 --update-time 6)
 figures growing "$rep"
 v=$(jq -c .verdict <<<"$rep")
 assert_eq "$(jget "$v" kept_up)" false "a growing queue's verdict"

@@ -233,6 +233,8 @@ test_phase(void **state)
 	verdict_compute(&in, &v);
 	assert_int_equal(v.kept_up, -1);
 	assert_int_equal(v.samples, 0);
+	assert_non_null(strstr(v.reason, "has not started"));
+	assert_int_equal(v.warnings, 0);
 }
 
 static void
