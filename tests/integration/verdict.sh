@@ -77,6 +77,14 @@ figures light "$rep"
 has "$rep" no_queue || fail "no no_queue warning: $(codes "$rep")"
 ! has "$rep" page_cache || fail "page_cache warning with sync data"
 
+# Writes slower than --latency-bound (1 ms; each takes 1 ms and more).
+rep=$(run --dir "$T/b" --files 10 --max-updates 20 --update-time 1 \
+    --latency-bound 0.001)
+v=$(jq -c .verdict <<<"$rep")
+assert_eq "$(jget "$v" kept_up)" false "verdict over the latency bound"
+assert_num "$(jget "$v" latency_bound_ms)" '==' 1 "latency_bound_ms"
+jget "$v" reason | grep -q 'p99' || fail "reason: $(jget "$v" reason)"
+
 # Flat out: cannot tell, with flat_out and few_samples.
 rep=$(run --dir "$T/f" --files 10 --max-updates 200 --update-time 0)
 assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" null "flat-out verdict"
@@ -101,8 +109,8 @@ jq -r .verdict.reason <<<"$rep" | grep -q 'stopped after' ||
 # runs carries each record's verdict and warnings for its listing.
 r=$(ctlj runs)
 assert_eq "$(jq -c '.runs[1].verdict.kept_up' <<<"$r")" false "runs: run 2's verdict"
-assert_eq "$(jq -r '.runs[3].warnings | map(.code) | sort | join(" ")' <<<"$r")" \
-    "few_samples flat_out page_cache" "runs: run 4's warnings"
+assert_eq "$(jq -r '.runs[4].warnings | map(.code) | sort | join(" ")' <<<"$r")" \
+    "few_samples flat_out page_cache" "runs: run 5's warnings"
 
 # A record of an older stressd has no verdict, and says so.
 jq 'del(.verdict, .warnings)' <<<"$rep" >"$T/old.json"
