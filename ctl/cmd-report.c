@@ -522,7 +522,9 @@ const struct ctl_cmd cmd_report_entry = {
 	.details =
 	    "RUN is a run id, or the path of a report.json file (anything with "
 	    "a '/' or\nending in .json), which is read without asking the "
-	    "daemon; the default is\nthe current or last run.\n\nOptions:\n"
+	    "daemon; the default is\nthe current or last run.  The summary "
+	    "starts with the daemon's verdict\n(kept up, fell behind or cannot "
+	    "tell) and its warnings.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
 	    "  --json      print the record (report.json) unchanged\n"
 	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
