@@ -91,6 +91,10 @@ const struct knob knobs_table[] = {
 	  0, 86400,
 	  "end the run failed once every write has failed this long "
 	  "(0 = never)" },
+	{ "latency_bound", "latency-bound", NULL, KNOB_DOUBLE,
+	  OFF(latency_bound), "0", 0, 31536000,
+	  "seconds a value may take from enqueue to persist (p99) for the run "
+	  "to count as kept up (0 = the RRD step)" },
 	{ "sync", "sync", NULL, KNOB_CHOICE, OFF(sync), "none", 0, 0,
 	  "none, data (fdatasync each file after its batch), drop-caches "
 	  "(write back and evict the run's own files before the load) or "

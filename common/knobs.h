@@ -46,6 +46,7 @@ struct stress_params {
 	uint64_t	seed;
 	double		sample_interval;
 	double		fail_after;
+	double		latency_bound;	/* s; 0: the step */
 	unsigned	sync;		/* enum knobs_sync */
 	char		sweep_id[KNOBS_TEXT_MAX];
 	char		label[KNOBS_TEXT_MAX];	/* what the run is a candidate of */

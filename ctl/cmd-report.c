@@ -18,6 +18,7 @@
 #include "output.h"
 #include "proto.h"
 #include "records.h"
+#include "verdicts.h"
 
 /* report: width of the labels column ("mount options" and a gap). */
 #define REPORT_LABELS		15
@@ -294,21 +295,13 @@ print_cold_cache(json_object *rep)
 		    failed, err);
 }
 
-/* The summary of one record for a person. */
+/* Where and how the run ran: host, versions, parameters, target, times. */
 static void
-report_text(json_object *rep)
+print_setting(json_object *rep)
 {
 	struct columns *t = columns_new("ll");
-	const char *reason = jpath_str(rep, "reason"), *src;
-	char *id = jpath_text(rep, "run_id", NULL);
-	char *st = jpath_text(rep, "state", NULL);
-	char *a, *b, *c, *d, *e;
-	double v;
-
-	printf("Run %s: %s%s%s\n\n", id, st, reason ? ": " : "",
-	    reason ? reason : "");
-	free(id);
-	free(st);
+	const char *src;
+	char *a, *b, *c, *d;
 
 	a = jpath_text(rep, "host.name", NULL);
 	b = jpath_text(rep, "host.kernel", NULL);
@@ -359,12 +352,20 @@ report_text(json_object *rep)
 	free(b);
 	columns_print(t, stdout, 0);
 	columns_free(t);
+}
+
+/* What the run did: throughput, counts, the generators, a cold start. */
+static void
+print_throughput(json_object *rep)
+{
+	char *a, *b, *c, *d, *e;
+	double v;
 
 	/* The original stresser's wording, so old notes still compare. */
 	a = jpath_text(rep, "throughput.updates_per_s_since_first_update",
 	    "%.2f");
 	b = jpath_text(rep, "throughput.updates_per_s_all_time", "%.2f");
-	printf("\nThroughput\n  %s updates/sec avg since first update, %s "
+	printf("Throughput\n  %s updates/sec avg since first update, %s "
 	    "updates/sec avg for all time\n", a, b);
 	free(a);
 	free(b);
@@ -399,6 +400,26 @@ report_text(json_object *rep)
 	}
 	print_generators(rep);
 	print_cold_cache(rep);
+}
+
+/* The summary of one record for a person: the answer first (the
+ * daemon's verdict and warnings), then the figures behind it. */
+static void
+report_text(json_object *rep)
+{
+	const char *reason = jpath_str(rep, "reason");
+	char *id = jpath_text(rep, "run_id", NULL);
+	char *st = jpath_text(rep, "state", NULL);
+
+	printf("Run %s: %s%s%s\n", id, st, reason ? ": " : "",
+	    reason ? reason : "");
+	free(id);
+	free(st);
+	verdicts_report(rep, stdout);
+	putchar('\n');
+	print_setting(rep);
+	putchar('\n');
+	print_throughput(rep);
 
 	putchar('\n');
 	print_queue(rep, "significant_ops_pending",
@@ -501,7 +522,9 @@ const struct ctl_cmd cmd_report_entry = {
 	.details =
 	    "RUN is a run id, or the path of a report.json file (anything with "
 	    "a '/' or\nending in .json), which is read without asking the "
-	    "daemon; the default is\nthe current or last run.\n\nOptions:\n"
+	    "daemon; the default is\nthe current or last run.  The summary "
+	    "starts with the daemon's verdict\n(kept up, fell behind or cannot "
+	    "tell) and its warnings.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
 	    "  --json      print the record (report.json) unchanged\n"
 	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "

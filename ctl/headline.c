@@ -14,6 +14,7 @@
 #include "jpath.h"
 #include "knobs.h"
 #include "output.h"
+#include "verdicts.h"
 #include "records.h"
 
 /* The label column of the headline. */
@@ -221,8 +222,7 @@ verdict_lines(json_object *st, bool ended)
 {
 	json_object *v = jpath(st, "verdict"), *w = jpath(st, "warnings");
 	json_object *kept = jpath(v, "kept_up");
-	size_t nw = json_object_is_type(w, json_type_array) ?
-	    json_object_array_length(w) : 0;
+	size_t nw = verdicts_nwarnings(st);
 	const char *reason = jpath_str(v, "reason");
 	char *head;
 
@@ -230,17 +230,11 @@ verdict_lines(json_object *st, bool ended)
 		line("verdict", ended ? "no verdict (from an older stressd)" :
 		    "no verdict yet");
 	} else {
-		head = output_xprintf("%s%s", !json_object_is_type(kept,
-		    json_type_boolean) ? "cannot tell" :
-		    json_object_get_boolean(kept) ? "kept up" : "fell behind",
+		char *word = output_xprintf("%s%s", verdicts_kept_word(kept),
 		    ended ? "" : " so far");
-		if (nw > 0) {
-			char *t = output_xprintf("%s (%zu warning%s)", head, nw,
-			    nw == 1 ? "" : "s");
 
-			free(head);
-			head = t;
-		}
+		head = verdicts_counted(word, nw);
+		free(word);
 		if (reason != NULL)
 			linef("verdict", "%s: %s", head, reason);
 		else

@@ -15,6 +15,7 @@
 #include "columns.h"
 #include "kv.h"
 #include "output.h"
+#include "verdicts.h"
 #include "proto.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
@@ -408,12 +409,8 @@ runs_verdict(json_object *run)
 
 	if (!found)
 		return output_xstrdup("\u2014");
-	word = !json_object_is_type(k, json_type_boolean) ? "cannot tell" :
-	    json_object_get_boolean(k) ? "kept up" : "fell behind";
-	if (nw <= 0)
-		return output_xstrdup(word);
-	return output_xprintf("%s (%" PRId64 " warning%s)", word, nw,
-	    nw == 1 ? "" : "s");
+	word = verdicts_kept_word(k);
+	return verdicts_counted(word, nw > 0 ? (size_t)nw : 0);
 }
 
 /* A string cell, "-" when empty or missing. */

@@ -4,7 +4,21 @@
 #ifndef STRESSCTL_VERDICTS_H
 #define STRESSCTL_VERDICTS_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include <json-c/json.h>
+
+/* "kept up", "fell behind" or "cannot tell" for a verdict's kept_up (a
+ * boolean, else cannot tell). */
+const char *verdicts_kept_word(json_object *kept);
+/* The word of rep's "verdict" (a record or a stats reply); NULL for one
+ * without (an older stressd's). */
+const char *verdicts_word(json_object *rep);
+/* How many warnings rep carries. */
+size_t	 verdicts_nwarnings(json_object *rep);
+/* word, with " (N warnings)" when n > 0.  A malloc'd string. */
+char	*verdicts_counted(const char *word, size_t n);
 
 /* "kept up", "fell behind" or "cannot tell", with " (N warnings)" when
  * there are any; "no verdict (recorded by an older stressd)" for a
@@ -12,8 +26,13 @@
 char	*verdicts_short(json_object *rep);
 
 /* Print text at indent, wrapped at blanks to RECORDS_TEXT_WIDTH, the
- * lines after the first indented 4 more. */
+ * lines after the first indented more; verdicts_wrap: to stdout, 4. */
+void	 verdicts_wrap_fp(FILE *fp, int indent, int more, const char *text);
 void	 verdicts_wrap(const char *text, int indent);
+
+/* The verdict line, its figures and the warnings, as `report` shows them
+ * near its top. */
+void	 verdicts_report(json_object *rep, FILE *fp);
 
 /* compare's closing block: each run's verdict with its reason (who[i]
  * names run i), then the warnings, each once with the runs that have it

@@ -367,6 +367,26 @@ interrupted_json(json_object *rep, const char *state, time_t checkpoint,
 	return o;
 }
 
+/* The last checkpoint's verdict (verdict.h) stays, saying that it is
+ * one; a run cut while creating or running also stopped early. */
+static void
+mark_verdict(json_object *rep, const char *state)
+{
+	json_object *v;
+	char buf[1400];
+
+	if (!json_object_object_get_ex(rep, "verdict", &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return;
+	snprintf(buf, sizeof(buf), "%s The run was interrupted: this is its "
+	    "verdict as of its last checkpoint.", or_empty(str_at(v, "reason",
+	    NULL)));
+	json_object_object_add(v, "reason", json_object_new_string(buf));
+	if (strcmp(state, "draining") != 0)
+		json_object_object_add(v, "stopped_early",
+		    json_object_new_boolean(true));
+}
+
 /* Mark run id interrupted, its record rep (taken). */
 static void
 recover_one(const char *state_dir, unsigned id, json_object *rep,
@@ -390,6 +410,7 @@ recover_one(const char *state_dir, unsigned id, json_object *rep,
 	json_object_object_add(rep, "state",
 	    json_object_new_string("interrupted"));
 	json_object_object_add(rep, "reason", json_object_new_string(reason));
+	mark_verdict(rep, state);
 	if (report_write_json(path, rep) == -1) {
 		log_warn("run %u: cannot mark it interrupted: %s", id, path);
 		return;

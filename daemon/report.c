@@ -268,6 +268,11 @@ report_json(const struct report_input *in)
 	json_object_object_add(o, "started_at", report_time_json(in->start_wall));
 	json_object_object_add(o, "ended_at", report_time_json(in->end_wall));
 	json_object_object_add(o, "elapsed_s", json_object_new_double(all));
+	if (in->verdict != NULL) {
+		json_object_object_add(o, "verdict", verdict_json(in->verdict));
+		json_object_object_add(o, "warnings", verdict_warnings_json(
+		    in->verdict, in->verdict_in));
+	}
 
 	/* The final counters by their stats names (rates apart). */
 	memset(&z, 0, sizeof(z));

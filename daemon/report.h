@@ -21,6 +21,7 @@
 #include "rrdcc.h"
 #include "rrdfile.h"
 #include "sampler.h"
+#include "verdict.h"
 
 #define REPORT_SCHEMA		1
 #define REPORT_REFRESH_S	10.0
@@ -65,6 +66,9 @@ struct report_input {
 	double				 rrdc_flush_s;
 	bool				 rrdc_restarted;	/* counters went back */
 	const struct report_baseline	*baseline;	/* NULL: not known */
+	/* "verdict" and "warnings" (NULL: none) */
+	const struct verdict		*verdict;
+	const struct verdict_input	*verdict_in;
 };
 
 json_object	*report_json(const struct report_input *in);

@@ -138,6 +138,14 @@ on_offered(void *arg, uint64_t offered)
 	stresslog_block(r->sl, r->q);
 }
 
+/* The end of the verdict's load phase: generation done or stopped. */
+static void
+end_load(struct run *r)
+{
+	if (r->load_start_mono > 0 && r->load_end_mono == 0)
+		r->load_end_mono = util_now();
+}
+
 static void
 start_load(struct run *r)
 {
@@ -149,6 +157,7 @@ start_load(struct run *r)
 		r->failed = true;
 		return;
 	}
+	r->load_start_mono = util_now();
 	set_phase(r, RUN_RUNNING);
 	log_info("run %u: running; generator threads: %llu", r->id,
 	    (unsigned long long)r->p.threads);
@@ -332,6 +341,7 @@ note_discards(struct run *r)
 static void
 finish(struct run *r, enum run_state final)
 {
+	end_load(r);
 	queue_close(r->q);
 	if (r->lg != NULL) {
 		loadgen_stop(r->lg);
@@ -445,8 +455,10 @@ run_tick(struct run *r)
 		start_load(r);
 		return false;
 	case RUN_RUNNING:
-		if (loadgen_finished(r->lg))
+		if (loadgen_finished(r->lg)) {
+			end_load(r);
 			set_phase(r, RUN_DRAINING);
+		}
 		return false;
 	case RUN_DRAINING:
 		if (r->discard)
@@ -492,6 +504,7 @@ run_stop(struct run *r, bool drain, const char *why)
 	}
 	if (r->lg != NULL)
 		loadgen_stop(r->lg);
+	end_load(r);
 	if (!drain)
 		queue_discard(r->q);
 	set_phase(r, RUN_DRAINING);

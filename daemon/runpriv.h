@@ -102,6 +102,11 @@ struct run {
 	int64_t			*base_last;	/* per file: baseline.h */
 
 	double			 start_mono, end_mono;
+	/* The load phase of the verdict (verdict.h): from the load's start
+	 * to the end of generation; 0: not yet. */
+	double			 load_start_mono, load_end_mono;
+	uint64_t		 file_bytes;	/* one file of the layout */
+	uint64_t		 mem_available;	/* bytes at setup; 0: unknown */
 	time_t			 start_wall, end_wall;
 	bool			 stop_requested, discard;
 	bool			 shutdown_discard;	/* by a shutdown */

@@ -2,6 +2,7 @@
  * one-line summary. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpustat.h"
@@ -17,12 +18,70 @@
 #include "sampler.h"
 #include "stats.h"
 #include "util.h"
+#include "verdict.h"
+
+/* A run's verdict as of now (the end of a run that ended), and the
+ * points it was judged on (*pts, the caller frees). */
+struct run_verdict {
+	struct verdict_input	 in;
+	struct verdict		 v;
+	struct verdict_point	*pts;
+};
+
+/* enqueue_to_persist p99 in ms, or -1 before the first write. */
+static double
+e2p_p99_ms(const struct hist *h)
+{
+	return hist_count(h) > 0 ? (double)hist_percentile(h, 99) / 1e6 : -1;
+}
+
+static void
+verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
+    double p99_ms, double now, struct run_verdict *rv)
+{
+	const struct sampler *s = &r->sampler;
+	struct verdict_input *in = &rv->in;
+	size_t col = 0;
+
+	memset(in, 0, sizeof(*in));
+	while (col < s->ncols &&
+	    strcmp(s->cols[col]->name, "significant_ops_pending") != 0)
+		col++;
+	rv->pts = s->n > 0 && col < s->ncols ?
+	    calloc(s->n, sizeof(*rv->pts)) : NULL;
+	for (size_t i = 0; rv->pts != NULL && i < s->n; i++) {
+		rv->pts[i].t = s->buf[i].t;
+		rv->pts[i].y = (double)s->buf[i].v[col];
+	}
+	in->pts = rv->pts;
+	in->npts = rv->pts != NULL ? s->n : 0;
+	in->load_from_s = r->load_start_mono > 0 ?
+	    r->load_start_mono - r->start_mono : -1;
+	in->load_to_s = (r->load_end_mono > 0 ? r->load_end_mono : now) -
+	    r->start_mono;
+	in->files = r->p.files;
+	in->dropped = c->dropped;
+	in->failed = c->updates_failed + c->creates_failed;
+	in->generated = generated;
+	in->max_updates = r->p.max_updates;
+	in->stopped_early = (r->stop_requested || r->failed ||
+	    !run_active(r)) && generated < r->p.max_updates;
+	in->flat_out = r->p.update_time <= 0;
+	in->latency_p99_ms = p99_ms;
+	in->latency_bound_ms = 1000 * (r->p.latency_bound > 0 ?
+	    r->p.latency_bound : (double)r->p.step);
+	in->sample_interval = r->p.sample_interval;
+	in->sync_none = r->p.sync == KNOBS_SYNC_NONE && r->cc.conn == NULL;
+	in->run_bytes = r->file_bytes * r->p.files;
+	in->mem_available = r->mem_available;
+	verdict_compute(in, &rv->v);
+}
 
 /* The record's inputs, from the live queue or the final numbers; c and
  * msgs are the caller's storage. */
 static void
 report_input_of(struct run *r, struct report_input *in,
-    struct queue_counters *c, const char **msgs)
+    struct queue_counters *c, const char **msgs, struct run_verdict *rv)
 {
 	memset(in, 0, sizeof(*in));
 	if (r->q != NULL && run_active(r)) {
@@ -74,6 +133,10 @@ report_input_of(struct run *r, struct report_input *in,
 	}
 	in->rrdc_flush_s = r->cc.flush_s;
 	in->baseline = &r->base;
+	verdict_of(r, c, in->generated, e2p_p99_ms(in->enqueue_to_persist),
+	    in->end_mono, rv);
+	in->verdict = &rv->v;
+	in->verdict_in = &rv->in;
 }
 
 /* report.json and samples.csv in the run's directory. */
@@ -83,11 +146,13 @@ runview_write_report(struct run *r)
 	struct report_input in;
 	struct queue_counters c;
 	const char *msgs[RUN_ERRORS_KEPT];
+	struct run_verdict rv;
 	char err[1024];
 
-	report_input_of(r, &in, &c, msgs);
+	report_input_of(r, &in, &c, msgs, &rv);
 	if (report_write(r->run_dir, &in, err, sizeof(err)) == -1)
 		log_warnx("run %u: cannot write its record: %s", r->id, err);
+	free(rv.pts);
 	r->last_report = util_now();
 }
 
@@ -97,11 +162,15 @@ run_report_json(struct run *r)
 	struct report_input in;
 	struct queue_counters c;
 	const char *msgs[RUN_ERRORS_KEPT];
+	struct run_verdict rv;
+	json_object *o;
 
 	if (!r->launched)
 		return NULL;
-	report_input_of(r, &in, &c, msgs);
-	return report_json(&in);
+	report_input_of(r, &in, &c, msgs, &rv);
+	o = report_json(&in);
+	free(rv.pts);
+	return o;
 }
 
 /* {"samples", "significant_ops_pending", "total_operations_pending"};
@@ -181,6 +250,25 @@ run_errors_by_kind(struct run *r, uint64_t n[RRDFILE_NKINDS])
 	pthread_mutex_unlock(&r->err.mu);
 }
 
+/* The verdict so far (the final one once the run ended). */
+static void
+add_verdict_keys(json_object *o, struct run *r, const struct queue_counters *c,
+    uint64_t generated)
+{
+	struct run_verdict rv;
+	double p99;
+
+	pthread_mutex_lock(&r->lat.mu);
+	p99 = e2p_p99_ms(r->lat.e2p);
+	pthread_mutex_unlock(&r->lat.mu);
+	verdict_of(r, c, generated, p99, run_active(r) ? c->taken_at :
+	    r->end_mono, &rv);
+	json_object_object_add(o, "verdict", verdict_json(&rv.v));
+	json_object_object_add(o, "warnings",
+	    verdict_warnings_json(&rv.v, &rv.in));
+	free(rv.pts);
+}
+
 json_object *
 run_stats_json(struct run *r)
 {
@@ -210,6 +298,7 @@ run_stats_json(struct run *r)
 	add_error_keys(o, r, true);
 	json_object_object_add(o, "cpu", cpustat_json(&r->cpu0,
 	    run_active(r) ? NULL : &r->cpu1));
+	add_verdict_keys(o, r, &c, generated);
 	if (r->cc.conn != NULL) {
 		json_object *x = json_object_new_object();
 
@@ -242,6 +331,8 @@ run_idle_stats_json(void)
 	json_object_object_add(o, "max_updates", json_object_new_int64(0));
 	add_error_keys(o, NULL, true);
 	json_object_object_add(o, "cpu", cpustat_json(NULL, NULL));
+	json_object_object_add(o, "verdict", NULL);
+	json_object_object_add(o, "warnings", json_object_new_array());
 	return o;
 }
 

@@ -37,6 +37,11 @@ check_recovered() {
 	assert_eq "$(jget "$r" recount.files_read)" "$4" \
 	    "run $1: recount.files_read"
 	assert_num "$(jnum "$r" recount.seconds)" '<' 30 "run $1: recount.seconds"
+	# the last checkpoint's verdict stays, saying the run ended early
+	jq -e '.verdict == null or ((.verdict.stopped_early or
+	    .interrupted.state == "draining") and
+	    (.verdict.reason | test("interrupted")))' <<<"$r" >/dev/null ||
+	    fail "run $1: verdict of an interrupted run: $(jq -c .verdict <<<"$r")"
 	last=$(tail -n 1 "$STATE/runs/$1/stress.log")
 	case $last in
 	"# run $1 interrupted: "*) ;;

@@ -1,0 +1,360 @@
+/* Unit tests of daemon/verdict.c: the keep-up rule on synthetic sample
+ * series (flat, growing, sawtooth, noisy, too short), the counts that
+ * decide before the trend, and the warnings. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "verdict.h"
+
+#define MAXPTS	4000
+
+static struct verdict_point pts[MAXPTS];
+
+/* n samples every dt s from t 0, y = f(t); the load phase is all of
+ * them; a paced run of 10,000 files with a bound of 300 s. */
+static void
+series(struct verdict_input *in, size_t n, double dt,
+    double (*f)(double t, size_t i))
+{
+	assert_true(n <= MAXPTS);
+	for (size_t i = 0; i < n; i++) {
+		pts[i].t = (double)i * dt;
+		pts[i].y = f(pts[i].t, i);
+	}
+	memset(in, 0, sizeof(*in));
+	in->pts = pts;
+	in->npts = n;
+	in->load_from_s = 0;
+	in->load_to_s = n > 0 ? pts[n - 1].t : 0;
+	in->files = 10000;
+	in->latency_p99_ms = 5;
+	in->latency_bound_ms = 300000;
+	in->sample_interval = dt;
+	in->max_updates = in->generated = 1000;
+}
+
+static double flat(double t, size_t i) { (void)t; (void)i; return 5; }
+static double grow(double t, size_t i) { (void)i; return 10 * t; }
+static double line(double t, size_t i) { (void)i; return 2 + 0.5 * t; }
+static double low(double t, size_t i) { (void)t; return (double)(i % 2); }
+/* 1 but for a stall of 5 % of the samples: still no queue */
+static double stall(double t, size_t i) { (void)t; return i % 20 ? 1 : 9; }
+/* 1 but 2 in 10 % of the samples: a queue formed */
+static double two(double t, size_t i) { (void)t; return i % 10 ? 1 : 2; }
+
+/* A queue that builds for 7 s and empties, over and over. */
+static double
+saw(double t, size_t i)
+{
+	(void)i;
+	return 50 * (fmod(t, 7.0) / 7.0);
+}
+
+/* Deterministic noise in [0, 40): a queue around 20. */
+static double
+noisy(double t, size_t i)
+{
+	uint32_t x = (uint32_t)i * 2654435761u;
+
+	(void)t;
+	x ^= x >> 15;
+	return (double)(x % 40);
+}
+
+/* Noise in [0, 4000) over a handful of seconds: too wild to tell. */
+static double
+wild(double t, size_t i)
+{
+	return noisy(t, i) * 100;
+}
+
+/* A queue that fills to 50 in its first 2 s, then stays. */
+static double
+ramp(double t, size_t i)
+{
+	(void)i;
+	return t < 2 ? 25 * t : 50;
+}
+
+static void
+test_flat(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, flat);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_int_equal(v.cause, VERDICT_BY_TREND_BOUNDED);
+	assert_true(v.have_slope);
+	assert_true(fabs(v.slope) < 1e-9 && v.se < 1e-9);
+	/* the settle: the first 10 % of the load phase is not in it */
+	assert_true(fabs(v.from_s - 29.9) < 1e-9);
+	assert_int_equal(v.samples, 270);
+	assert_int_equal(v.warnings, 0);
+	assert_non_null(strstr(v.reason, "bounded"));
+	assert_false(verdict_may_change(&v));
+}
+
+static void
+test_exact_line(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 100, 1, line);
+	verdict_compute(&in, &v);
+	assert_true(fabs(v.slope - 0.5) < 1e-9);
+	assert_true(v.se < 1e-9);
+	assert_true(fabs(v.backlog_1h - 1800) < 1e-6);
+	/* 1800 in 1 h is over the floor of 1000 */
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_TREND_UP);
+}
+
+static void
+test_growing(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, grow);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_TREND_UP);
+	assert_true(fabs(v.slope - 10) < 1e-6);
+	assert_true(fabs(v.backlog_1h - 36000) < 1e-3);
+	assert_non_null(strstr(v.reason, "grew"));
+	assert_false(verdict_may_change(&v));
+}
+
+static void
+test_sawtooth(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 3000, 0.1, saw);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_true(fabs(v.slope) < 0.1);
+	assert_true(v.se > 0);
+	assert_true(v.max_y > 40);
+	assert_int_equal(v.warnings, 0);
+}
+
+static void
+test_noisy(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 600, 0.1, noisy);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_true(v.se > 0);
+	/* the same noise, 100 times as large, over a few seconds */
+	series(&in, 60, 0.1, wild);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_TREND_UNSURE);
+	assert_non_null(strstr(v.reason, "longer run"));
+	assert_true(verdict_may_change(&v));
+}
+
+static void
+test_too_short(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+	json_object *j, *w;
+
+	(void)state;
+	series(&in, 20, 0.1, grow);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_FEW_SAMPLES);
+	assert_false(v.have_slope);
+	assert_true(v.warnings & (1u << VERDICT_W_FEW_SAMPLES));
+	assert_true(verdict_may_change(&v));
+	j = verdict_json(&v);
+	assert_true(json_object_object_get_ex(j, "kept_up", &w));
+	assert_null(w);
+	assert_true(json_object_object_get_ex(j, "slope_per_s", &w));
+	assert_null(w);
+	json_object_put(j);
+	w = verdict_warnings_json(&v, &in);
+	assert_int_equal(json_object_array_length(w), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(w, 0), "code")), "few_samples");
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(w, 0), "message")), "sample_interval"));
+	json_object_put(w);
+	/* a run that ended early says so */
+	in.stopped_early = true;
+	in.generated = 100;
+	verdict_compute(&in, &v);
+	assert_non_null(strstr(v.reason, "stopped after 100 of 1000"));
+}
+
+/* The settle and the drain are not in the load phase. */
+static void
+test_phase(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 400, 0.1, ramp);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	/* after the load: a drain that would pull the line down */
+	series(&in, 400, 0.1, flat);
+	in.load_to_s = 30;
+	for (size_t i = 301; i < 400; i++)
+		pts[i].y = 1e6;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_true(v.to_s == 30);
+	assert_true(fabs(v.slope) < 1e-9);
+	/* a load that never started */
+	in.load_from_s = -1;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.samples, 0);
+	assert_non_null(strstr(v.reason, "has not started"));
+	assert_int_equal(v.warnings, 0);
+}
+
+static void
+test_counts(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, flat);
+	in.dropped = 5;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_DROPPED);
+	assert_non_null(strstr(v.reason, "5 updates were dropped"));
+	assert_false(verdict_may_change(&v));
+	in.failed = 3;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.cause, VERDICT_BY_FAILED);
+	assert_non_null(strstr(v.reason, "3 writes failed"));
+	/* too few samples do not hide a failure */
+	series(&in, 5, 1, flat);
+	in.failed = 1;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	/* latency over its bound */
+	series(&in, 300, 1, flat);
+	in.latency_p99_ms = 400000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_LATENCY);
+	assert_non_null(strstr(v.reason, "p99"));
+	/* nothing written yet: no latency to judge */
+	in.latency_p99_ms = -1;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	/* stopped early, with enough samples: the trend, and the stop */
+	in.stopped_early = true;
+	in.generated = 400;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_non_null(strstr(v.reason, "stopped early, after 400 of 1000"));
+	/* flat out: cannot tell, whatever the queue did */
+	series(&in, 300, 1, grow);
+	in.flat_out = true;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_FLAT_OUT);
+	assert_true(v.warnings & (1u << VERDICT_W_FLAT_OUT));
+}
+
+static void
+test_threshold(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	/* 1800 in 1 h: over the floor, under 10 % of 100,000 files */
+	series(&in, 100, 1, line);
+	in.files = 100000;
+	verdict_compute(&in, &v);
+	assert_true(v.threshold == 10000);
+	assert_int_equal(v.kept_up, 1);
+}
+
+static void
+test_warnings(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+	json_object *w;
+
+	(void)state;
+	series(&in, 300, 1, stall);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.warnings, 1u << VERDICT_W_NO_QUEUE);
+	series(&in, 300, 1, low);
+	in.sync_none = true;
+	in.run_bytes = 1 << 20;
+	in.mem_available = 1 << 30;
+	verdict_compute(&in, &v);
+	assert_true(v.warnings & (1u << VERDICT_W_NO_QUEUE));
+	assert_true(v.warnings & (1u << VERDICT_W_PAGE_CACHE));
+	assert_false(v.warnings & (1u << VERDICT_W_FEW_SAMPLES));
+	w = verdict_warnings_json(&v, &in);
+	assert_int_equal(json_object_array_length(w), 2);
+	assert_non_null(strstr(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(w, 0), "message")), "--sync data"));
+	json_object_put(w);
+	/* a queue of 2 once: it formed; files larger than memory; synced */
+	series(&in, 300, 1, two);
+	in.sync_none = true;
+	in.run_bytes = 2u << 30;
+	in.mem_available = 1 << 30;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.warnings, 0);
+	in.run_bytes = 1 << 20;
+	in.sync_none = false;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.warnings, 0);
+	assert_string_equal(verdict_warning_code(VERDICT_W_PAGE_CACHE),
+	    "page_cache");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flat),
+		cmocka_unit_test(test_exact_line),
+		cmocka_unit_test(test_growing),
+		cmocka_unit_test(test_sawtooth),
+		cmocka_unit_test(test_noisy),
+		cmocka_unit_test(test_too_short),
+		cmocka_unit_test(test_phase),
+		cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_warnings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
