@@ -14,6 +14,7 @@
 #include "jpath.h"
 #include "knobs.h"
 #include "output.h"
+#include "text.h"
 #include "verdicts.h"
 #include "records.h"
 
@@ -83,6 +84,25 @@ line(const char *label, const char *text)
 		text += n + 1;
 	}
 	printf("%s\n", text);
+}
+
+/* text's first line only, cut at a blank with an ellipsis: a warning in
+ * the headline (the whole of it is in `report` and --all).  True if cut. */
+static bool
+first_line(const char *label, const char *text)
+{
+	size_t width = RECORDS_TEXT_WIDTH - LABEL_WIDTH - 2 - 4, n;
+
+	if (strlen(text) <= width + 4) {
+		line(label, text);
+		return false;
+	}
+	for (n = width; n > 0 && text[n] != ' '; n--)
+		;
+	if (n == 0)
+		n = text_cut(text, width);
+	printf("%-*s  %.*s ...\n", LABEL_WIDTH, label, (int)n, text);
+	return true;
 }
 
 static void
@@ -224,6 +244,7 @@ verdict_lines(json_object *st, bool ended)
 	json_object *kept = jpath(v, "kept_up");
 	size_t nw = verdicts_nwarnings(st);
 	const char *reason = jpath_str(v, "reason");
+	bool cut = false;
 	char *head;
 
 	if (!json_object_is_type(v, json_type_object)) {
@@ -245,9 +266,12 @@ verdict_lines(json_object *st, bool ended)
 		json_object *e = json_object_array_get_idx(w, i);
 		const char *m = jpath_str(e, "message");
 
-		line("warning", m != NULL ? m : jpath_str(e, "code") != NULL ?
-		    jpath_str(e, "code") : "?");
+		cut |= first_line("warning", m != NULL ? m : jpath_str(e,
+		    "code") != NULL ? jpath_str(e, "code") : "?");
 	}
+	if (cut)
+		linef("", "(in full, with what to do: stressctl report %lld)",
+		    (long long)json_object_get_int64(jpath(st, "run_id")));
 }
 
 void
