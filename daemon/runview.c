@@ -67,6 +67,8 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	in->stopped_early = (r->stop_requested || r->failed ||
 	    !run_active(r)) && generated < r->p.max_updates;
 	in->flat_out = r->p.update_time <= 0;
+	in->offered_per_s = in->flat_out ? 0 :
+	    (double)r->p.max_updates / r->p.update_time;
 	in->latency_p99_ms = p99_ms;
 	in->latency_bound_ms = 1000 * (r->p.latency_bound > 0 ?
 	    r->p.latency_bound : (double)r->p.step);

@@ -211,8 +211,9 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 	v->stopped_early = in->stopped_early;
 	v->latency_p99_ms = in->latency_p99_ms;
 	v->latency_bound_ms = in->latency_bound_ms;
-	v->threshold = fmax(VERDICT_FLOOR,
-	    VERDICT_FILES_SHARE * (double)in->files);
+	v->threshold = fmax(fmax(VERDICT_FLOOR,
+	    VERDICT_FILES_SHARE * (double)in->files),
+	    VERDICT_RATE_SHARE * in->offered_per_s * 3600);
 	measure(in, v);
 	if (!judge_counts(in, v))
 		judge_trend(v);
@@ -300,11 +301,22 @@ warning_text(enum verdict_warning w, const struct verdict *v,
 {
 	switch (w) {
 	case VERDICT_W_FEW_SAMPLES:
-		snprintf(buf, len, "Only %zu samples in the load phase, the "
-		    "verdict needs %d: spread the run over more time (a "
-		    "longer update_time) or sample more often (a smaller "
-		    "sample_interval than %g s, down to 0.1).", v->samples,
-		    VERDICT_MIN_SAMPLES, in->sample_interval);
+		if (in->sample_interval > VERDICT_MIN_INTERVAL)
+			snprintf(buf, len, "Only %zu samples in the load "
+			    "phase, the verdict needs %d: spread the run over "
+			    "more time (a longer update_time) or sample more "
+			    "often (a smaller sample_interval than %g s, down "
+			    "to %g).", v->samples, VERDICT_MIN_SAMPLES,
+			    in->sample_interval, VERDICT_MIN_INTERVAL);
+		else
+			snprintf(buf, len, "Only %zu samples in the load "
+			    "phase, the verdict needs %d: spread the run over "
+			    "more time (a longer update_time: at a "
+			    "sample_interval of %g s, at least %.0f s).",
+			    v->samples,
+			    VERDICT_MIN_SAMPLES, in->sample_interval,
+			    ceil(VERDICT_MIN_SAMPLES * in->sample_interval /
+			    (1 - VERDICT_SETTLE)));
 		break;
 	case VERDICT_W_FLAT_OUT:
 		snprintf(buf, len, "update_time 0 ran the generators flat out: "

@@ -21,7 +21,8 @@
  *     longer than the queue's cycles.  The 95 % interval is slope +/-
  *     VERDICT_T x stderr (Student t, VERDICT_BATCHES - 2 degrees of
  *     freedom).  The threshold of a material backlog is
- *     max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files) values in one hour:
+ *     max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files, VERDICT_RATE_SHARE
+ *     x the updates offered in an hour) values in one hour:
  *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
  *     it: kept up; else cannot tell (the interval straddles it).
  *
@@ -42,8 +43,12 @@
 #define VERDICT_BATCHES		10
 #define VERDICT_T		2.306	/* t(0.975, 8 degrees of freedom) */
 #define VERDICT_SETTLE		0.10	/* of the load phase, skipped */
+#define VERDICT_MIN_INTERVAL	0.1	/* the sample_interval knob's least */
 #define VERDICT_FLOOR		1000.0	/* values in 1 h */
 #define VERDICT_FILES_SHARE	0.10	/* of files, values in 1 h */
+/* of the updates offered in 1 h: a backlog that small waits 36 s of
+ * the load's own time after an hour, far inside an RRD step */
+#define VERDICT_RATE_SHARE	0.01
 /* no_queue: at most this share of the load phase's samples over 1 */
 #define VERDICT_NO_QUEUE_SHARE	0.05
 
@@ -63,6 +68,7 @@ struct verdict_input {
 	uint64_t	 dropped, failed;
 	bool		 stopped_early;		/* ended before max_updates */
 	uint64_t	 generated, max_updates;	/* for its reason */
+	double		 offered_per_s;		/* paced rate; 0 flat out */
 	bool		 flat_out;		/* update_time 0 */
 	double		 latency_p99_ms;	/* < 0: nothing written yet */
 	double		 latency_bound_ms;

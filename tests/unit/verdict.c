@@ -299,6 +299,18 @@ test_threshold(void **state)
 	verdict_compute(&in, &v);
 	assert_true(v.threshold == 10000);
 	assert_int_equal(v.kept_up, 1);
+	/* The same 1800 in 1 h fell behind with few files and a light
+	 * load, but is 0.5 % of the hour's load at 100 updates/s: a backlog
+	 * that small waits 18 s of that load after the hour. */
+	series(&in, 100, 1, line);
+	in.files = 100;
+	verdict_compute(&in, &v);
+	assert_true(v.threshold == 1000);
+	assert_int_equal(v.kept_up, 0);
+	in.offered_per_s = 100;
+	verdict_compute(&in, &v);
+	assert_true(v.threshold == 3600);
+	assert_int_equal(v.kept_up, 1);
 }
 
 static void
