@@ -92,7 +92,7 @@ if [ "$fresh" = 1 ]; then
 	# shellcheck disable=SC2086  # a list of package names
 	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	    DEBIAN_FRONTEND=noninteractive sh -c "apt-get -q update &&
-	    apt-get install -y -q --no-install-recommends $pkgs systemd" \
+	    apt-get install -y -q $pkgs systemd" \
 	    >"$ROOT.apt.log" 2>&1 || fail "apt-get: $(tail -5 "$ROOT.apt.log")"
 	rm -f "$ROOT.apt.log"
 	phase "apt-get install (README's first set-up packages, systemd)"
