@@ -55,6 +55,11 @@ fi
 cleanup() {
 	local rc=$?
 	trap - ERR
+	if [ "$rc" -ne 0 ] && [ -n "${C:-}" ]; then
+		echo "---- the journal of stressd in the container"
+		ct 'journalctl -b -u stressd.service -u stressd.socket \
+		    --no-pager | tail -n 40' || true
+	fi
 	if [ -n "$NSPAWN_PID" ] && kill -0 "$NSPAWN_PID" 2>/dev/null; then
 		# nspawn turns SIGTERM into an orderly shutdown of the container.
 		kill -TERM "$NSPAWN_PID" 2>/dev/null || true
