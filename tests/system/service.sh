@@ -47,6 +47,7 @@ NSPAWN_PID=
 keep=${KEEP:-0}
 if [ -z "${ROOT:-}" ]; then
 	ROOT=$(mktemp -d /var/tmp/stressd-service.XXXXXX)
+	chmod 755 "$ROOT"	# the container's /, which mktemp made 0700
 	fresh=1
 else
 	fresh=0
