@@ -190,7 +190,7 @@ ct "rrdtool lastupdate $f" >/dev/null || fail "rrdtool cannot read $f"
 phase "kif: stop, wait, record"
 
 # ---- a member of group stressd runs the quick profile
-ct 'useradd -m alice && usermod -aG stressd alice'
+ct 'id alice >/dev/null 2>&1 || useradd -m alice; usermod -aG stressd alice'
 out=$(ct 'runuser -u alice -- stressctl start --profile quick 2>&1') ||
     fail "alice: stressctl start --profile quick: $out"
 s=$(ct 'runuser -u alice -- stressctl --json wait')
