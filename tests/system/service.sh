@@ -194,14 +194,14 @@ ct 'id alice >/dev/null 2>&1 || useradd -m alice; usermod -aG stressd alice'
 out=$(ct 'runuser -u alice -- stressctl start --profile quick 2>&1') ||
     fail "alice: stressctl start --profile quick: $out"
 s=$(ct 'runuser -u alice -- stressctl --json wait')
-[ "$(jq -r .state <<<"$s")" = completed ] &&
+[ "$(jq -r .state <<<"$s")" = done ] &&
     [ "$(jq -r .updates_completed <<<"$s")" = 2000 ] ||
     fail "quick run: $s"
 id=$(jq -r .run_id <<<"$s")
 ct "runuser -u alice -- stressctl report $id >/dev/null" ||
     fail "alice cannot read the report of run $id"
 ct "runuser -u alice -- cat /var/lib/stressd/runs/$id/report.json" |
-    jq -e '.state == "completed"' >/dev/null || fail "report.json of run $id"
+    jq -e '.state == "done"' >/dev/null || fail "report.json of run $id"
 phase "quick profile as a group member, to its end"
 
 # ---- /srv/rrd-stress made again after the service started
