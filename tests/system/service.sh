@@ -155,6 +155,9 @@ while IFS= read -r cmd; do
 done <<<"$cmds"
 rm -f "$ROOT.cmd.log"
 phase "README's service commands"
+# What make install made: the run dir of the shipped config, for stressd.
+[ "$(ct 'stat -c %a:%U:%G /srv/rrd-stress')" = 750:stressd:stressd ] ||
+    fail "/srv/rrd-stress: $(ct 'ls -ld /srv/rrd-stress')"
 
 # jin JQ CMD: CMD's JSON output through jq (in the container, no jq
 # there: read back here).
@@ -204,8 +207,20 @@ ct "runuser -u alice -- cat /var/lib/stressd/runs/$id/report.json" |
     jq -e '.state == "done"' >/dev/null || fail "report.json of run $id"
 phase "quick profile as a group member, to its end"
 
+# ---- systemctl reload: a profile added to stressd.conf, same process
+pid=$(ct 'systemctl show -P MainPID stressd.service')
+ct 'printf "\n[profile tiny]\ndir = /srv/rrd-stress/tiny\nfiles = 10\n\
+max_updates = 100\nupdate_time = 0\n" >>/etc/stressd/stressd.conf'
+out=$(ct 'systemctl reload stressd.service 2>&1') ||
+    fail "systemctl reload stressd: $out"
+out=$(ct 'stressctl start --profile tiny 2>&1 && stressctl wait >/dev/null') ||
+    fail "a profile added before the reload: $out"
+[ "$(ct 'systemctl show -P MainPID stressd.service')" = "$pid" ] ||
+    fail "the reload restarted stressd"
+phase "systemctl reload"
+
 # ---- /srv/rrd-stress made again after the service started
-ct 'systemctl stop stressd.service && rm -rf /srv/rrd-stress &&
+ct 'systemctl stop stressd.service 2>/dev/null && rm -rf /srv/rrd-stress &&
     systemctl start stressd.service && systemd-tmpfiles --create'
 out=$(ct 'stressctl start --profile kif 2>&1') &&
     fail "start in a directory made after the service: $out" || true
