@@ -209,7 +209,8 @@ phase "quick profile as a group member, to its end"
 
 # ---- systemctl reload: a profile added to stressd.conf, same process
 pid=$(ct 'systemctl show -P MainPID stressd.service')
-ct 'printf "\n[profile tiny]\ndir = /srv/rrd-stress/tiny\nfiles = 10\n\
+ct 'cp etc/stressd.conf /etc/stressd/stressd.conf &&
+    printf "\n[profile tiny]\ndir = /srv/rrd-stress/tiny\nfiles = 10\n\
 max_updates = 100\nupdate_time = 0\n" >>/etc/stressd/stressd.conf'
 out=$(ct 'systemctl reload stressd.service 2>&1') ||
     fail "systemctl reload stressd: $out"
