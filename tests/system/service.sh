@@ -19,6 +19,16 @@
 set -eEu
 shopt -s inherit_errexit
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# The host's Debian mirror (the first non-security one in its apt
+# sources), else deb.debian.org.
+host_mirror() {
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+	    /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	    awk '/^deb / { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {
+		print $i; break } } /^URIs:/ { print $2 }' |
+	    grep -v -e security -e '^$' | grep '/debian' | head -n 1
+}
+MIRROR=${MIRROR:-$(host_mirror || true)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 NAME=service
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-180}
@@ -94,7 +104,7 @@ if [ "$fresh" = 1 ]; then
 	    >"$ROOT.debootstrap.log" 2>&1 ||
 	    fail "debootstrap: $(tail -5 "$ROOT.debootstrap.log")"
 	rm -f "$ROOT.debootstrap.log"
-	phase "debootstrap --variant=minbase bookworm"
+	phase "debootstrap --variant=minbase bookworm ($MIRROR)"
 	# shellcheck disable=SC2086  # a list of package names
 	chroot "$ROOT" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	    DEBIAN_FRONTEND=noninteractive sh -c "apt-get -q update &&
