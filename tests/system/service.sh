@@ -40,7 +40,7 @@ trap 'printf "FAIL: %s: line %s: command exited %s: %s\n" "$NAME" \
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, systemd-nspawn)"
 for t in debootstrap:debootstrap systemd-nspawn:systemd-container \
-    git:git unshare:util-linux nsenter:util-linux; do
+    git:git unshare:util-linux nsenter:util-linux pgrep:procps jq:jq; do
 	command -v "${t%%:*}" >/dev/null ||
 	    fail "${t%%:*} not found (apt-get install ${t#*:})"
 done
@@ -172,7 +172,6 @@ phase "README's service commands"
 # jin JQ CMD: CMD's JSON output through jq (in the container, no jq
 # there: read back here).
 jin() { ct "$2" | jq -r "$1"; }
-command -v jq >/dev/null || fail "jq not found (apt-get install jq)"
 
 # ---- the kif profile, started by the README's last command, as root
 deadline=$((SECONDS + 300))
