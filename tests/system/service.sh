@@ -88,7 +88,7 @@ cleanup() {
 	if [ "$keep" = 1 ]; then
 		log "kept $ROOT"
 	else
-		rm -rf --one-file-system "$ROOT" "$ROOT.console"
+		rm -rf --one-file-system "$ROOT" "$ROOT".*
 	fi
 	exit "$rc"
 }
