@@ -257,6 +257,17 @@ confine_strerror(int e)
 	case EMLINK:
 		return "refused: it has another hard link, maybe outside the "
 		    "run's directory";
+	case EROFS:
+		/* Under systemd (which sets INVOCATION_ID in a service),
+		 * ProtectSystem=strict leaves writable only the unit's
+		 * ReadWritePaths= that existed when the service started. */
+		if (getenv("INVOCATION_ID") == NULL)
+			return strerror(e);
+		return "Read-only file system: stressd.service may write only "
+		    "its ReadWritePaths= as they were when it started (a "
+		    "directory made since needs `systemctl restart stressd`; "
+		    "one outside them, a drop-in with ReadWritePaths= and a "
+		    "restart)";
 	default:
 		return strerror(e);
 	}

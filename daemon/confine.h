@@ -37,7 +37,8 @@ int	confine_mkdirs(int dirfd, const char *rel, mode_t mode);
 /* Does errno e (of the calls above) mean the name was refused: ELOOP,
  * EXDEV, EISDIR, ENXIO? */
 bool	confine_refused(int e);
-/* Words for e: the refusals in the run's terms, strerror for the rest. */
+/* Words for e: the refusals in the run's terms, EROFS under a service
+ * with what to do (restart, ReadWritePaths=), strerror for the rest. */
 const char *confine_strerror(int e);
 /* "/proc/self/fd/N", or ".../N/name" when name is not NULL: a name
  * through the descriptor for librrd.  0, or -1 when it does not fit. */

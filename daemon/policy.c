@@ -256,7 +256,7 @@ policy_dir_open(const struct policy_dirs *d, const char *dir, char *err,
 		if (util_mkdir_p(dir, 0755) == -1 || (fd = open(dir,
 		    O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
 			snprintf(err, errlen, "cannot create or open dir %s: "
-			    "%s", dir, strerror(errno));
+			    "%s", dir, confine_strerror(errno));
 			return -1;
 		}
 		return fd;

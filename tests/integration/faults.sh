@@ -398,7 +398,12 @@ if [ "$HAVE_CC" = 1 ]; then
 	rm -f "$SOCK"
 	LD_PRELOAD=$preload STRESSD_TEST_FAULT_DIR=$D/ \
 	    STRESSD_TEST_FAULTS=$FAULTS start_daemon
-	fds=$(find "/proc/$DPID/fd" -mindepth 1 | wc -l)
+	# start_daemon's `version` probe may still hold a descriptor: count
+	# once the number holds still.
+	n=$(find "/proc/$DPID/fd" -mindepth 1 | wc -l) fds=-1
+	until [ "$n" = "$fds" ]; do
+		fds=$n; sleep 0.2; n=$(find "/proc/$DPID/fd" -mindepth 1 | wc -l)
+	done
 	start_run --dir "$D" --files 50 --threads 1 --write-threads 2 \
 	    --max-updates 2000 --update-time 1 --zero-files 0 --rra "$RRA" \
 	    >/dev/null

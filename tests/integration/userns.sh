@@ -9,7 +9,8 @@
 #    unmapped gid looks alike there (the overflow gid), so no group can
 #    be trusted: a client in any other group is denied, root still
 #    stops, and the log says why.
-# Needs root, unshare and systemd-socket-activate; skips otherwise.
+# Needs root, unshare and systemd-socket-activate, and no chroot (the
+# kernel refuses it a user namespace); skips otherwise.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,13 @@ for tool in setpriv unshare systemd-socket-activate; do
 	    skip "$tool is not installed (util-linux, systemd)"
 done
 getent group users >/dev/null || skip "needs group users"
+# A chrooted process may make no user namespace (unshare(2): EPERM when
+# its root is not its mount namespace's): say so, not a missing uid_map.
+if ! err=$(unshare --user true 2>&1); then
+	[ "$(stat -Lc %d:%i /)" != "$(stat -Lc %d:%i /proc/1/root 2>/dev/null)" ] &&
+	    skip "in a chroot, where the kernel refuses user namespaces: $err"
+	fail "cannot make a user namespace: $err"
+fi
 DU=4300 DG=4300		# the daemon (no passwd entry needed)
 MEMBER=4301 OTHER=4302
 USERS=$(getent group users | cut -d: -f3)
