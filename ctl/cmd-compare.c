@@ -211,29 +211,9 @@ compare_histograms(const struct compare_view *v, size_t width)
 	size_t nv = 0, cap = 0;
 	struct columns *t;
 	struct hrun *runs;
-	bool bucketed = false;
+	int64_t min = INT64_MAX, max = INT64_MIN, w = 1;
+	size_t rows = 0;
 
-	for (int i = 0; i < n; i++) {
-		json_object *h = jpath(reps[i], key);
-
-		if (json_object_is_type(h, json_type_array) &&
-		    hist_bucketed(h))
-			bucketed = true;
-	}
-	printf("\nHistogram of significant_ops_pending (samples per value)\n");
-	/* Buckets of different runs do not line up: one after another. */
-	if (bucketed) {
-		for (int i = 0; i < n; i++) {
-			json_object *h = jpath(reps[i], key);
-
-			printf("  %s\n", v->who[i]);
-			if (json_object_is_type(h, json_type_array))
-				records_histogram(h, 4);
-			else
-				printf("    -\n");
-		}
-		return;
-	}
 	/* One sorted (value, count) list per run, walked in step with the
 	 * union of values: linear, whatever the histograms' sizes. */
 	runs = output_nomem(calloc((size_t)n, sizeof(*runs)));
@@ -263,13 +243,38 @@ compare_histograms(const struct compare_view *v, size_t width)
 	}
 	if (nv > 0)	/* vals is NULL when no run has a histogram */
 		qsort(vals, nv, sizeof(*vals), cmp_int64);
+	/* One grid for every run, so rows line up: the values when they fit
+	 * in RECORDS_HIST_ROWS rows, else ranges of one width (buckets of
+	 * the record go by their lower end). */
+	for (size_t k = 0; k < nv; k++)
+		rows += k == 0 || vals[k] != vals[k - 1];
+	for (int i = 0; i < n; i++)
+		if (json_object_is_type(jpath(reps[i], key), json_type_array) &&
+		    hist_bucketed(jpath(reps[i], key)))
+			rows = SIZE_MAX;	/* the record's own ranges */
+	if (rows > RECORDS_HIST_ROWS) {
+		for (int i = 0; i < n; i++)
+			records_hist_span(jpath(reps[i], key), &min, &max);
+		w = records_hist_width(min, max);
+		for (size_t k = 0; k < nv; k++)
+			vals[k] = vals[k] / w * w;
+		for (int i = 0; i < n; i++)
+			for (size_t j = 0; j < runs[i].n; j++)
+				runs[i].e[j].value = runs[i].e[j].value / w * w;
+	}
+	printf("\nHistogram of significant_ops_pending (samples per %s)\n",
+	    w > 1 ? "range of values" : "value");
 
 	t = cmd_compare_columns('r', n);
 	add_heading(t, v, "value", width);
 	for (size_t k = 0; k < nv; k++) {
 		if (k > 0 && vals[k] == vals[k - 1])
 			continue;
-		columns_add(t, "%" PRId64, vals[k]);
+		if (w > 1)
+			columns_add(t, "%" PRId64 "-%" PRId64, vals[k],
+			    vals[k] + w - 1);
+		else
+			columns_add(t, "%" PRId64, vals[k]);
 		for (int i = 0; i < n; i++) {
 			struct hrun *r = &runs[i];
 			double cnt = 0;

@@ -240,9 +240,78 @@ bucket_label(json_object *e)
 	return jpath_text(e, "value", NULL);
 }
 
-/* "value: count" lines with a bar of '#' proportional to the count. */
 void
-records_histogram(json_object *hist, int indent)
+records_hist_span(json_object *hist, int64_t *min, int64_t *max)
+{
+	for (size_t i = 0; i < json_object_array_length(hist); i++) {
+		json_object *e = json_object_array_get_idx(hist, i);
+		int64_t lo = json_object_get_int64(jpath(e, "value"));
+		json_object *up = jpath(e, "upper");
+		int64_t hi = up != NULL ? json_object_get_int64(up) : lo;
+
+		*min = lo < *min ? lo : *min;
+		*max = hi > *max ? hi : *max;
+	}
+}
+
+int64_t
+records_hist_width(int64_t min, int64_t max)
+{
+	static const int64_t steps[] = { 1, 2, 5 };
+	int64_t scale = 1;
+
+	if (max < min)
+		return 1;
+	for (;;) {
+		for (size_t i = 0; i < 3; i++) {
+			int64_t w = steps[i] * scale;
+
+			/* rows from the range holding min to the one of max */
+			if (max / w - min / w + 1 <= RECORDS_HIST_ROWS)
+				return w;
+		}
+		if (scale > INT64_MAX / 10)
+			return scale;
+		scale *= 10;
+	}
+}
+
+/* hist in ranges of width w starting at multiples of w: a new array of
+ * {value, upper, count}. */
+static json_object *
+hist_ranges(json_object *hist, int64_t w)
+{
+	json_object *out = json_object_new_array(), *last = NULL;
+	int64_t last_lo = 0;
+
+	for (size_t i = 0; i < json_object_array_length(hist); i++) {
+		json_object *e = json_object_array_get_idx(hist, i);
+		int64_t v = json_object_get_int64(jpath(e, "value"));
+		int64_t c = json_object_get_int64(jpath(e, "count"));
+		int64_t lo = v / w * w;
+
+		if (last != NULL && lo == last_lo) {
+			json_object *cnt = jpath(last, "count");
+
+			json_object_set_int64(cnt,
+			    json_object_get_int64(cnt) + c);
+			continue;
+		}
+		last = json_object_new_object();
+		last_lo = lo;
+		json_object_object_add(last, "value",
+		    json_object_new_int64(lo));
+		json_object_object_add(last, "upper",
+		    json_object_new_int64(lo + w - 1));
+		json_object_object_add(last, "count", json_object_new_int64(c));
+		json_object_array_add(out, last);
+	}
+	return out;
+}
+
+/* "value: count" lines with a bar of '#' proportional to the count. */
+static void
+draw_histogram(json_object *hist, int indent)
 {
 	size_t n = json_object_array_length(hist), lw = 0, cw = 0;
 	int64_t max = 0;
@@ -280,5 +349,23 @@ records_histogram(json_object *hist, int indent)
 		free(l);
 		free(c);
 	}
+}
+
+void
+records_histogram(json_object *hist, int indent)
+{
+	int64_t min = INT64_MAX, max = INT64_MIN, w;
+	json_object *r;
+
+	records_hist_span(hist, &min, &max);
+	/* A record's own ranges (upper) are drawn as they are when few. */
+	if (json_object_array_length(hist) <= RECORDS_HIST_ROWS ||
+	    (w = records_hist_width(min, max)) == 1) {
+		draw_histogram(hist, indent);
+		return;
+	}
+	r = hist_ranges(hist, w);
+	draw_histogram(r, indent);
+	json_object_put(r);
 }
 

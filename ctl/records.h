@@ -81,7 +81,17 @@ bool	 records_state_ended(const char *state);
 void	 records_print_recount(json_object *rep, int indent);
 
 /* "value: count" lines of a histogram (report.json's [{value, [upper,]
- * count}]) with a bar of '#' proportional to the count. */
+ * count}]) with a bar of '#' proportional to the count; more than
+ * RECORDS_HIST_ROWS values are shown in ranges of one width. */
 void	 records_histogram(json_object *hist, int indent);
+
+/* The most rows a histogram is shown in (a queue can take hundreds of
+ * values; the record keeps up to 64). */
+#define RECORDS_HIST_ROWS	16
+/* Widen [*min, *max] by hist's values (and bucket ends). */
+void	 records_hist_span(json_object *hist, int64_t *min, int64_t *max);
+/* The width of ranges (1, 2, 5, 10, 20, 50, ...) that show [min, max] in
+ * at most RECORDS_HIST_ROWS rows when they start at multiples of it. */
+int64_t	 records_hist_width(int64_t min, int64_t max);
 
 #endif

@@ -119,4 +119,22 @@ out=$(files compare "${near[@]}") || fail "compare of repeats exited $?"
 grep -q 'cannot be told apart' <<<"$out" || fail "no tie stated: $out"
 assert_eq "$(files --json compare "${near[@]}" | jq -c '.ranking |
     [.judged, .winner]')" '[true,null]' "--json no winner"
+
+# ---- a queue of 150 values and one of 3: one grid of ranges for both,
+# at most 16 rows (RECORDS_HIST_ROWS), rows that line up
+jq '.queue_depth.significant_ops_pending.histogram =
+    [range(150) | {value: ., count: 1}]' "$T/a.json" >"$T/wide.json"
+jq '.queue_depth.significant_ops_pending.histogram =
+    [{value: 0, count: 5}, {value: 1, count: 2}, {value: 31, count: 1}]' \
+    "$T/b.json" >"$T/narrow.json"
+out=$(files compare "$T/wide.json" "$T/narrow.json") ||
+    fail "compare exited $?"
+hist=$(sed -n '/^Histogram of significant_ops_pending/,/^$/p' <<<"$out")
+grep -q 'samples per range of values' <<<"$hist" || fail "no ranges: $hist"
+rows=$(grep -cE '^ +[0-9]+-[0-9]+ ' <<<"$hist" || true)
+assert_eq "$rows" 15 "histogram rows of ranges 0-9 .. 140-149"
+grep -qE '^ +0-9 +10 \( *6\.7%\) +7 \( *87\.5%\)' <<<"$hist" ||
+    fail "the range 0-9 of both runs on one row: $hist"
+grep -qE '^ +30-39 +10 \( *6\.7%\) +1 \( *12\.5%\)' <<<"$hist" ||
+    fail "the range 30-39 of both runs on one row: $hist"
 log "ok: labels, differing parameters, verdicts, and a ranking that calls a winner only beyond the spread"

@@ -173,6 +173,50 @@ teardown(void **state)
 	return rmdir(dir);
 }
 
+/* Ranges of 1, 2, 5 x 10^k that show a queue's values in at most
+ * RECORDS_HIST_ROWS rows; a histogram of 150 values drawn in 15. */
+static void
+test_hist_ranges(void **state)
+{
+	json_object *h = json_object_new_array();
+	char buf[16384];
+	FILE *fp;
+	int rows = 0;
+
+	(void)state;
+	assert_int_equal(records_hist_width(0, 15), 1);
+	assert_int_equal(records_hist_width(0, 16), 2);
+	assert_int_equal(records_hist_width(0, 149), 10);
+	assert_int_equal(records_hist_width(3, 1000), 100);
+	assert_int_equal(records_hist_width(20, 149), 10);
+	assert_int_equal(records_hist_width(7, 7), 1);
+	for (int v = 0; v < 150; v++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "value", json_object_new_int(v));
+		json_object_object_add(e, "count", json_object_new_int(1));
+		json_object_array_add(h, e);
+	}
+	/* records_histogram prints to stdout: a memory stream stands in */
+	memset(buf, 0, sizeof(buf));
+	assert_non_null(fp = fmemopen(buf, sizeof(buf) - 1, "w"));
+	{
+		FILE *saved = stdout;
+
+		stdout = fp;
+		records_histogram(h, 2);
+		fflush(stdout);
+		stdout = saved;
+	}
+	fclose(fp);
+	for (char *p = buf; (p = strchr(p, '\n')) != NULL; p++)
+		rows++;
+	assert_int_equal(rows, 15);
+	assert_non_null(strstr(buf, "  0-9: 10"));
+	assert_non_null(strstr(buf, "140-149: 10"));
+	json_object_put(h);
+}
+
 int
 main(void)
 {
@@ -182,6 +226,7 @@ main(void)
 		cmocka_unit_test(test_load_refused),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_state_ended),
+		cmocka_unit_test(test_hist_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
