@@ -62,6 +62,7 @@ lifecycle_finish(void)
 	if (d.sample_ev != NULL)
 		event_free(d.sample_ev);
 	d.sample_ev = NULL;
+	runrecords_unlock();
 }
 
 void

@@ -47,14 +47,24 @@ runrecords_init(const char *state_dir)
 	return 0;
 }
 
+/* STATE/lock, held from runrecords_lock to runrecords_unlock. */
+static int lock_fd = -1;
+
+void
+runrecords_unlock(void)
+{
+	if (lock_fd != -1)
+		close(lock_fd);		/* the flock goes with it */
+	lock_fd = -1;
+}
+
 int
 runrecords_lock(const char *state_dir)
 {
-	static int fd = -1;
 	char path[4200], pid[32] = "";
-	ssize_t n;
+	int fd;
 
-	if (fd != -1)
+	if (lock_fd != -1)
 		return 0;
 	snprintf(path, sizeof(path), "%s/lock", state_dir);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
@@ -64,8 +74,8 @@ runrecords_lock(const char *state_dir)
 	}
 	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) == -1; i++) {
 		if (errno != EWOULDBLOCK || i == 20) {
-			if (errno == EWOULDBLOCK && (n = pread(fd, pid,
-			    sizeof(pid) - 1, 0)) > 0)
+			if (errno == EWOULDBLOCK && pread(fd, pid,
+			    sizeof(pid) - 1, 0) > 0)
 				pid[strcspn(pid, "\n")] = '\0';
 			if (errno == EWOULDBLOCK)
 				log_warnx("state directory %s is in use by "
@@ -75,7 +85,6 @@ runrecords_lock(const char *state_dir)
 			else
 				log_warn("state directory lock %s", path);
 			close(fd);
-			fd = -1;
 			return -1;
 		}
 		usleep(100000);
@@ -84,6 +93,7 @@ runrecords_lock(const char *state_dir)
 	if (ftruncate(fd, 0) == -1 ||
 	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
 		log_warn("state directory lock %s", path);	/* held all the same */
+	lock_fd = fd;
 	return 0;
 }
 

@@ -19,6 +19,8 @@ int	runrecords_init(const char *state_dir);
  * known dead, not guessed so from a pid.  Waits up to 2 s for one just
  * killed to go; 0, or -1 with a message logged. */
 int	runrecords_lock(const char *state_dir);
+/* Let go of STATE/lock (at exit). */
+void	runrecords_unlock(void);
 /* The highest run id under STATE/runs (record or not), or 0: new ids
  * continue after it, so earlier records are never overwritten. */
 unsigned runrecords_highest_id(const char *state_dir);
