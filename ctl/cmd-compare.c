@@ -186,6 +186,18 @@ add_wrapped(struct columns *t, const char *label, char *const *cells, int n,
 	}
 }
 
+/* Whether the n cells (NULL: none) are all the same: a row of them is
+ * noise, shown only when they differ. */
+static bool
+all_same(char *const *cells, int n)
+{
+	for (int i = 1; i < n; i++)
+		if ((cells[i] == NULL) != (cells[0] == NULL) ||
+		    (cells[i] != NULL && strcmp(cells[i], cells[0]) != 0))
+			return false;
+	return true;
+}
+
 /* The heading rows: each run's name, then its run id if that is not
  * the name. */
 static void
@@ -437,12 +449,14 @@ compare_text(const struct compare_view *v)
 		free(cells[i]);
 		cells[i] = compare_view_dir(reps[i]);
 	}
-	add_wrapped(t, "directory", cells, n, width);
+	if (!all_same(cells, n))
+		add_wrapped(t, "directory", cells, n, width);
 	for (int i = 0; i < n; i++) {
 		free(cells[i]);
 		cells[i] = (char *)jpath_str(reps[i], "target.mount_options");
 	}
-	add_wrapped(t, "mount options", cells, n, width);
+	if (!all_same(cells, n))
+		add_wrapped(t, "mount options", cells, n, width);
 	free(cells);
 	add_params(t, reps, n, width);
 	columns_add(t, "%s", "");

@@ -249,8 +249,8 @@ too_few(const struct cand *c, int nc)
 	for (int i = 0; i < nc; i++) {
 		if (c[i].n >= RANK_MIN_RUNS)
 			continue;
-		more = output_xprintf("%s has %d run%s in the queue "
-		    "statistics", c[i].name, c[i].n, c[i].n == 1 ? "" : "s");
+		more = output_xprintf("%s has %d usable run%s", c[i].name,
+		    c[i].n, c[i].n == 1 ? "" : "s");
 		s = append(s, ", ", more);
 		free(more);
 	}
@@ -387,9 +387,10 @@ reason(const struct cand *c, int nc, bool judged, const bool *tie,
 		a = too_few(c, nc);
 		s = output_xprintf("The difference cannot be judged: %s, and a "
 		    "difference is called only when it exceeds the run-to-run "
-		    "spread, which takes at least %d runs of each in the queue "
-		    "statistics.  Run each at least %d times: stressctl sweep "
-		    "--repeat %d (or start the repeats with the same --label)."
+		    "spread, which takes at least %d usable runs of each (done, "
+		    "paced, sampled).  Run each at least %d times: stressctl "
+		    "sweep --repeat %d (or start the repeats with the same "
+		    "--label)."
 		    "%s%s", a, RANK_MIN_RUNS, RANK_MIN_RUNS, RANK_MIN_RUNS, vg,
 		    kept);
 		free(a);
