@@ -6,7 +6,11 @@
 # an fdatasync row only with sync=data, each run's verdict and warnings
 # from its record, and a ranking of the significant queue average: "cannot
 # be judged" with one run each, a winner with clearly separated repeats,
-# none within the run-to-run spread.  Two real runs; the rest are copies
+# none within the run-to-run spread; ties claimed only as tested, a 5 %
+# floor without spread, the verdicts ranked first (a storage that fell
+# behind never wins over one that kept up) and flat-out runs left out of
+# the queue statistics; directory and mount options rows only when they
+# differ.  Two real runs; the rest are copies
 # of their report.json edited with jq, as records from other hosts.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
@@ -127,6 +131,27 @@ out=$(files compare "${near[@]}") || fail "compare of repeats exited $?"
 grep -q 'cannot be told apart' <<<"$out" || fail "no tie stated: $out"
 assert_eq "$(files --json compare "${near[@]}" | jq -c '.ranking |
     [.judged, .winner]')" '[true,null]' "--json no winner"
+
+# ---- ties: A 10 +- 0.1, B 20 +- 20, C 30 +- 0.1: A beats C, B does not
+# (t 0.87), so "each beats C" is not claimed; no spread and 3 %: a tie
+tie=() flat0=()
+k=70
+for v in 9.9 0 29.9 10 20 30 10.1 40 30.1; do
+	k=$((k + 1))
+	tie+=("$(copy "$T/a.json" "$k" "$(echo A B C | cut -d' ' \
+	    -f$(((k - 71) % 3 + 1)))" "$v")")
+done
+for k in 81 82 83; do
+	flat0+=("$(copy "$T/a.json" "$k" D 100)" "$(copy "$T/a.json" \
+	    "$((k + 10))" E 103)")
+done
+out=$(files compare "${tie[@]}") || fail "compare exited $?"
+! grep -q 'each beats' <<<"$out" || fail "untested claim: $out"
+grep -q 'A beats C; B is not told apart from C' <<<"$(tr -s '\n ' '  ' \
+    <<<"$out")" || fail "tested claims not stated: $out"
+out=$(files compare "${flat0[@]}") || fail "compare exited $?"
+grep -qE '^  E .*not told apart from D \(no spread, within 5 %\)' <<<"$out" ||
+    fail "3 % without spread called: $out"
 
 # ---- the verdicts rank first: three runs that fell behind with a short
 # queue (failed writes) lose to three that kept up with a long one
