@@ -547,10 +547,13 @@ const struct ctl_cmd cmd_compare_entry = {
 	    "the parameters that differ, throughput,\nboth queues, latency, "
 	    "errors and the verdict, then the histograms of\n"
 	    "significant_ops_pending, each run's verdict and warnings, and a "
-	    "ranking by\nthe significant queue average.  Runs with the same "
-	    "label are repeats; a\nwinner is called only when Welch's t-test "
-	    "at 95 % finds the difference\nbeyond the run-to-run spread, "
-	    "which takes at least 3 runs of each.  --json\nprints "
+	    "ranking by\nverdict (kept up, cannot tell, fell behind), then "
+	    "by the significant queue\naverage of the runs that measured the "
+	    "storage (flat-out, unsampled and\nfew-sample runs are left out).  "
+	    "Runs with the same label are repeats; a\nwinner is called only "
+	    "when Welch's t-test at 95 % finds the difference\nbeyond the "
+	    "run-to-run spread, which takes at least 3 runs of each.  --json\n"
+	    "prints "
 	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n",
 	.min_runs = 2,
 	.max_runs = -1,
