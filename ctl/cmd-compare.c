@@ -186,6 +186,18 @@ add_wrapped(struct columns *t, const char *label, char *const *cells, int n,
 	}
 }
 
+/* Whether the n cells (NULL: none) are all the same: a row of them is
+ * noise, shown only when they differ. */
+static bool
+all_same(char *const *cells, int n)
+{
+	for (int i = 1; i < n; i++)
+		if ((cells[i] == NULL) != (cells[0] == NULL) ||
+		    (cells[i] != NULL && strcmp(cells[i], cells[0]) != 0))
+			return false;
+	return true;
+}
+
 /* The heading rows: each run's name, then its run id if that is not
  * the name. */
 static void
@@ -437,12 +449,14 @@ compare_text(const struct compare_view *v)
 		free(cells[i]);
 		cells[i] = compare_view_dir(reps[i]);
 	}
-	add_wrapped(t, "directory", cells, n, width);
+	if (!all_same(cells, n))
+		add_wrapped(t, "directory", cells, n, width);
 	for (int i = 0; i < n; i++) {
 		free(cells[i]);
 		cells[i] = (char *)jpath_str(reps[i], "target.mount_options");
 	}
-	add_wrapped(t, "mount options", cells, n, width);
+	if (!all_same(cells, n))
+		add_wrapped(t, "mount options", cells, n, width);
 	free(cells);
 	add_params(t, reps, n, width);
 	columns_add(t, "%s", "");
@@ -533,10 +547,13 @@ const struct ctl_cmd cmd_compare_entry = {
 	    "the parameters that differ, throughput,\nboth queues, latency, "
 	    "errors and the verdict, then the histograms of\n"
 	    "significant_ops_pending, each run's verdict and warnings, and a "
-	    "ranking by\nthe significant queue average.  Runs with the same "
-	    "label are repeats; a\nwinner is called only when Welch's t-test "
-	    "at 95 % finds the difference\nbeyond the run-to-run spread, "
-	    "which takes at least 3 runs of each.  --json\nprints "
+	    "ranking by\nverdict (kept up, cannot tell, fell behind), then "
+	    "by the significant queue\naverage of the runs that measured the "
+	    "storage (flat-out, unsampled and\nfew-sample runs are left out).  "
+	    "Runs with the same label are repeats; a\nwinner is called only "
+	    "when Welch's t-test at 95 % finds the difference\nbeyond the "
+	    "run-to-run spread, which takes at least 3 runs of each.  --json\n"
+	    "prints "
 	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n",
 	.min_runs = 2,
 	.max_runs = -1,

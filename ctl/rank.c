@@ -56,9 +56,12 @@ rank_welch(double m1, double s1, int n1, double m2, double s2, int n2,
 	double v1 = s1 * s1 / n1, v2 = s2 * s2 / n2, se = sqrt(v1 + v2);
 
 	if (se == 0) {
+		/* No spread to judge by: only a difference a person would
+		 * call one. */
 		*t = 0;
 		*df = 0;
-		return m1 != m2;
+		return fabs(m1 - m2) > RANK_MIN_REL_DIFF * fmax(fabs(m1),
+		    fabs(m2));
 	}
 	*t = fabs(m1 - m2) / se;
 	*df = (v1 + v2) * (v1 + v2) / (v1 * v1 / (n1 - 1) + v2 * v2 /
@@ -68,19 +71,66 @@ rank_welch(double m1, double s1, int n1, double m2, double s2, int n2,
 
 /* ---------------------------------------------------------------- build */
 
+/* A candidate's verdict, best first: the worst of its runs'. */
+enum cls { CLS_KEPT, CLS_UNSURE, CLS_BEHIND };
+static const char *const cls_text[] = { "kept up", "cannot tell",
+    "fell behind" };
+
 struct cand {
 	const char	*name;
 	json_object	*runs;		/* run ids */
+	json_object	*out;		/* "run 3 (flat out)", ... */
 	int		 n, nruns, kept, behind, unsure, old;
+	enum cls	 cls;
 	double		 sum, sq, mean, sd;
 };
+
+static bool
+has_warning(json_object *rep, const char *code)
+{
+	json_object *w = jpath(rep, "warnings");
+	size_t n = json_object_is_type(w, json_type_array) ?
+	    json_object_array_length(w) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *c = jpath_str(json_object_array_get_idx(w, i),
+		    "code");
+
+		if (c != NULL && strcmp(c, code) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Why run rep's queue average says nothing of its storage, or NULL. */
+static const char *
+left_out_why(json_object *rep)
+{
+	const char *state = jpath_str(rep, "state");
+	double x;
+
+	/* A stopped or failed run's average covers a part of the load. */
+	if (state == NULL || strcmp(state, "done") != 0)
+		return "not done";
+	if (!jpath_num(rep, RANK_METRIC, &x))
+		return "no queue average";
+	/* Flat out, the queue shows the generators' speed; with no or few
+	 * samples the average is 0 or a guess, and would win. */
+	if (jpath_num(rep, "samples", &x) && x == 0)
+		return "0 samples";
+	if (has_warning(rep, "flat_out"))
+		return "flat out";
+	if (has_warning(rep, "few_samples"))
+		return "few samples";
+	return NULL;
+}
 
 static void
 count_run(struct cand *c, json_object *rep, double *vals)
 {
 	json_object *k = jpath(rep, "verdict.kept_up");
-	const char *state = jpath_str(rep, "state");
-	double x;
+	const char *why = left_out_why(rep);
+	char *id, *s;
 
 	c->nruns++;
 	json_object_array_add(c->runs, json_object_get(jpath(rep, "run_id")));
@@ -92,10 +142,17 @@ count_run(struct cand *c, json_object *rep, double *vals)
 		c->kept++;
 	else
 		c->behind++;
-	/* A stopped or failed run's average covers a part of the load. */
-	if (state != NULL && strcmp(state, "done") == 0 &&
-	    jpath_num(rep, RANK_METRIC, &x))
-		vals[c->n++] = x;
+	c->cls = c->behind ? CLS_BEHIND : c->unsure || c->old ? CLS_UNSURE :
+	    CLS_KEPT;
+	if (why == NULL) {
+		jpath_num(rep, RANK_METRIC, &vals[c->n++]);
+		return;
+	}
+	id = jpath_text(rep, "run_id", NULL);
+	s = output_xprintf("run %s (%s)", id, why);
+	json_object_array_add(c->out, output_nomem(json_object_new_string(s)));
+	free(s);
+	free(id);
 }
 
 static int
@@ -103,12 +160,15 @@ by_mean(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
 	if ((x->n == 0) != (y->n == 0))
 		return x->n == 0 ? 1 : -1;
 	return (x->mean > y->mean) - (x->mean < y->mean);
 }
 
-/* Group the runs; the candidates sorted by mean (none last). */
+/* Group the runs; the candidates sorted by verdict, then by mean (none
+ * last). */
 static struct cand *
 group(json_object **reps, char *const *cand, int n, int *ncand)
 {
@@ -126,6 +186,7 @@ group(json_object **reps, char *const *cand, int n, int *ncand)
 			continue;	/* counted with its first run */
 		e->name = cand[i];
 		e->runs = output_nomem(json_object_new_array());
+		e->out = output_nomem(json_object_new_array());
 		for (int j = i; j < n; j++)
 			if (strcmp(cand[j], cand[i]) == 0)
 				count_run(e, reps[j], vals);
@@ -150,6 +211,8 @@ cand_json(const struct cand *c)
 
 	json_object_object_add(o, "label", json_object_new_string(c->name));
 	json_object_object_add(o, "runs", c->runs);
+	json_object_object_add(o, "verdict", json_object_new_string(
+	    cls_text[c->cls]));
 	json_object_object_add(o, "n", json_object_new_int(c->n));
 	json_object_object_add(o, "mean", c->n ?
 	    json_object_new_double(c->mean) : NULL);
@@ -163,7 +226,18 @@ cand_json(const struct cand *c)
 	json_object_object_add(o, "no_verdict", json_object_new_int(c->old));
 	json_object_object_add(o, "left_out",
 	    json_object_new_int(c->nruns - c->n));
+	json_object_object_add(o, "left_out_runs", c->out);
 	return o;
+}
+
+/* s + sep + more, s freed. */
+static char *
+append(char *s, const char *sep, const char *more)
+{
+	char *r = output_xprintf("%s%s%s", s, *s ? sep : "", more);
+
+	free(s);
+	return r;
 }
 
 /* "A has 1 run, B has 2 runs" of the candidates short of the test. */
@@ -175,16 +249,15 @@ too_few(const struct cand *c, int nc)
 	for (int i = 0; i < nc; i++) {
 		if (c[i].n >= RANK_MIN_RUNS)
 			continue;
-		more = output_xprintf("%s%s%s has %d done run%s", s,
-		    *s ? ", " : "", c[i].name, c[i].n, c[i].n == 1 ? "" : "s");
-		free(s);
-		s = more;
+		more = output_xprintf("%s has %d usable run%s", c[i].name,
+		    c[i].n, c[i].n == 1 ? "" : "s");
+		s = append(s, ", ", more);
+		free(more);
 	}
 	return s;
 }
 
-/* The names of the candidates tied with the best, "A and B", "A, B and
- * C". */
+/* The names of the candidates in[i], "A and B", "A, B and C". */
 static char *
 names_of(const struct cand *c, const bool *in, int nc)
 {
@@ -205,8 +278,96 @@ names_of(const struct cand *c, const bool *in, int nc)
 	return s;
 }
 
-/* The sentence that closes the ranking; tie[i]: not told apart from the
- * best (the best included). */
+/* Whether a kept up where b fell behind, each in enough runs to repeat
+ * it: b is beaten whatever the queues. */
+static bool
+by_verdict(const struct cand *a, const struct cand *b)
+{
+	return a->cls == CLS_KEPT && b->cls == CLS_BEHIND &&
+	    a->nruns >= RANK_MIN_RUNS && b->nruns >= RANK_MIN_RUNS;
+}
+
+/* Whether a beats b: by the verdicts, or with a lower queue average by
+ * Welch's test. */
+static bool
+beats(const struct cand *a, const struct cand *b)
+{
+	double t, df;
+
+	if (by_verdict(a, b))
+		return true;
+	if (a->n < RANK_MIN_RUNS || b->n < RANK_MIN_RUNS || a->mean >= b->mean)
+		return false;
+	return rank_welch(a->mean, a->sd, a->n, b->mean, b->sd, b->n, &t, &df);
+}
+
+/* " By the verdicts, B kept up; A fell behind." when they differ. */
+static char *
+verdict_groups(const struct cand *c, int nc)
+{
+	bool *in = output_nomem(calloc((size_t)nc, sizeof(*in)));
+	char *s = output_xstrdup(""), *names, *more;
+
+	for (int k = CLS_KEPT; k <= CLS_BEHIND; k++) {
+		for (int i = 0; i < nc; i++)
+			in[i] = (int)c[i].cls == k;
+		names = names_of(c, in, nc);
+		if (*names && c[0].cls != c[nc - 1].cls) {
+			more = output_xprintf("%s %s", names, cls_text[k]);
+			s = append(s, "; ", more);
+			free(more);
+		}
+		free(names);
+	}
+	free(in);
+	more = output_xprintf(*s ? "  By the verdicts, %s." : "%s", s);
+	free(s);
+	return more;
+}
+
+/* After "A and B cannot be told apart": what each of them (tie[i]) was
+ * found to beat of the rest, and nothing more; "each beats C." when
+ * every one beats every other. */
+static char *
+tie_claims(const struct cand *c, int nc, const bool *tie)
+{
+	bool *in = output_nomem(calloc((size_t)nc, sizeof(*in)));
+	bool all = true;
+	char *s = output_xstrdup(""), *won, *lost, *more;
+
+	for (int i = 0; i < nc; i++)
+		for (int j = 0; j < nc; j++)
+			all = all && (!tie[i] || tie[j] || beats(&c[i], &c[j]));
+	for (int i = 0; i < nc && !all; i++) {
+		if (!tie[i])
+			continue;
+		for (int j = 0; j < nc; j++)
+			in[j] = !tie[j] && beats(&c[i], &c[j]);
+		won = names_of(c, in, nc);
+		for (int j = 0; j < nc; j++)
+			in[j] = !tie[j] && !beats(&c[i], &c[j]);
+		lost = names_of(c, in, nc);
+		more = output_xprintf("%s%s%s%s%s%s", c[i].name, *won ?
+		    " beats " : "", won, *won && *lost ? " and" : "",
+		    *lost ? " is not told apart from " : "", lost);
+		s = append(s, "; ", more);
+		free(more);
+		free(won);
+		free(lost);
+	}
+	for (int i = 0; i < nc; i++)
+		in[i] = !tie[i];
+	more = names_of(c, in, nc);
+	won = all ? output_xprintf("each beats %s.", more) :
+	    output_xprintf("%s.", s);
+	free(more);
+	free(s);
+	free(in);
+	return won;
+}
+
+/* The sentence that closes the ranking; tie[i]:
+ * not beaten by the best (the best included). */
 static char *
 reason(const struct cand *c, int nc, bool judged, const bool *tie,
     bool all_kept)
@@ -214,72 +375,91 @@ reason(const struct cand *c, int nc, bool judged, const bool *tie,
 	const char *kept = all_kept ? "  Every run kept up: at this load each "
 	    "candidate is good enough; the ranking says only which had the "
 	    "shorter queue." : "";
-	char *s, *a, *b;
+	char *s, *a, *b, *vg = verdict_groups(c, nc);
 	int ntie = 0;
 
 	for (int i = 0; i < nc; i++)
 		ntie += tie[i];
 	if (nc < 2)
-		return output_xprintf("Only one candidate%s%s: nothing to rank "
+		s = output_xprintf("Only one candidate%s%s: nothing to rank "
 		    "it against.%s", nc ? ", " : "", nc ? c[0].name : "", kept);
-	if (!judged) {
+	else if (!judged) {
 		a = too_few(c, nc);
 		s = output_xprintf("The difference cannot be judged: %s, and a "
 		    "difference is called only when it exceeds the run-to-run "
-		    "spread, which takes at least %d done runs of each.  Run "
-		    "each at least %d times: stressctl sweep --repeat %d (or "
-		    "start the repeats with the same --label).%s", a,
-		    RANK_MIN_RUNS, RANK_MIN_RUNS, RANK_MIN_RUNS, kept);
+		    "spread, which takes at least %d usable runs of each (done, "
+		    "paced, sampled).  Run each at least %d times: stressctl "
+		    "sweep --repeat %d (or start the repeats with the same "
+		    "--label)."
+		    "%s%s", a, RANK_MIN_RUNS, RANK_MIN_RUNS, RANK_MIN_RUNS, vg,
+		    kept);
 		free(a);
-		return s;
-	}
-	if (ntie == 1)
-		return output_xprintf("Winner: %s: its significant queue "
-		    "average is lower than every other candidate's by more "
-		    "than the run-to-run spread explains.%s", c[0].name, kept);
-	a = names_of(c, tie, nc);
-	if (ntie == nc)
-		s = output_xprintf("No winner: %s cannot be told apart: the "
-		    "differences are within the run-to-run spread.%s", a,
-		    kept);
+	} else if (ntie == 1)
+		s = output_xprintf("Winner: %s: every other candidate fell "
+		    "behind where it kept up, or had a significant queue "
+		    "average higher by more than the run-to-run spread "
+		    "explains.%s%s%s", c[0].name, vg, c[0].cls == CLS_BEHIND ?
+		    "  It fell behind too: no candidate is good enough at this "
+		    "load." : "", kept);
 	else {
-		bool *rest = output_nomem(calloc((size_t)nc, sizeof(*rest)));
-
-		for (int i = 0; i < nc; i++)
-			rest[i] = !tie[i];
-		b = names_of(c, rest, nc);
-		s = output_xprintf("No single winner: %s cannot be told apart "
-		    "(within the run-to-run spread); each beats %s.%s", a, b,
-		    kept);
+		a = names_of(c, tie, nc);
+		b = tie_claims(c, nc, tie);
+		s = ntie == nc ? output_xprintf("No winner: %s cannot be told "
+		    "apart: the differences are within the run-to-run spread."
+		    "%s%s", a, vg, kept) : output_xprintf("No single winner: "
+		    "%s cannot be told apart (within the run-to-run spread); "
+		    "%s%s%s", a, b, vg, kept);
 		free(b);
-		free(rest);
+		free(a);
 	}
-	free(a);
+	free(vg);
 	return s;
 }
 
 /* The best against each other candidate, into their JSON; tie[i] set
- * for those not told apart from it. */
+ * for those it does not beat. */
 static void
 test_pairs(const struct cand *c, int nc, json_object *list, bool *tie)
 {
 	tie[0] = true;
 	for (int i = 1; i < nc; i++) {
 		json_object *o = output_nomem(json_object_new_object());
-		double t, df;
-		bool diff = rank_welch(c[0].mean, c[0].sd, c[0].n, c[i].mean,
-		    c[i].sd, c[i].n, &t, &df);
+		double t = 0, df = 0;
+		bool v = by_verdict(&c[0], &c[i]);
 
-		tie[i] = !diff;
-		json_object_object_add(o, "t", json_object_new_double(t));
-		json_object_object_add(o, "df", json_object_new_double(df));
-		json_object_object_add(o, "t_crit", df > 0 ?
+		if (!v)
+			rank_welch(c[0].mean, c[0].sd, c[0].n, c[i].mean,
+			    c[i].sd, c[i].n, &t, &df);
+		tie[i] = !beats(&c[0], &c[i]);
+		json_object_object_add(o, "by_verdict",
+		    json_object_new_boolean(v));
+		json_object_object_add(o, "t", v ? NULL :
+		    json_object_new_double(t));
+		json_object_object_add(o, "df", v ? NULL :
+		    json_object_new_double(df));
+		json_object_object_add(o, "t_crit", !v && df > 0 ?
 		    json_object_new_double(rank_t_crit(df)) : NULL);
 		json_object_object_add(o, "different",
-		    json_object_new_boolean(diff));
+		    json_object_new_boolean(!tie[i]));
 		json_object_object_add(json_object_array_get_idx(list,
 		    (size_t)i), "vs_best", o);
 	}
+}
+
+/* "run 3 (flat out), run 5 (0 samples)" of all candidates, or NULL. */
+static json_object *
+left_out_all(const struct cand *c, int nc)
+{
+	char *s = output_xstrdup("");
+	json_object *o;
+
+	for (int i = 0; i < nc; i++)
+		for (size_t k = 0; k < json_object_array_length(c[i].out); k++)
+			s = append(s, ", ", json_object_get_string(
+			    json_object_array_get_idx(c[i].out, k)));
+	o = *s ? output_nomem(json_object_new_string(s)) : NULL;
+	free(s);
+	return o;
 }
 
 json_object *
@@ -294,12 +474,17 @@ rank_build(json_object **reps, char *const *cand, int n)
 
 	c = group(reps, cand, n, &nc);
 	tie = output_nomem(calloc((size_t)nc + 1, sizeof(*tie)));
+	/* Judged when the best can be held against every other: by the
+	 * verdicts, or by the queues of enough runs. */
 	judged = nc >= 2;
 	for (int i = 0; i < nc; i++) {
-		judged = judged && c[i].n >= RANK_MIN_RUNS;
+		judged = judged && (i == 0 || by_verdict(&c[0], &c[i]) ||
+		    (c[0].n >= RANK_MIN_RUNS && c[i].n >= RANK_MIN_RUNS));
 		all_kept = all_kept && c[i].kept == c[i].nruns;
-		json_object_array_add(list, cand_json(&c[i]));
 	}
+	json_object_object_add(o, "left_out", left_out_all(c, nc));
+	for (int i = 0; i < nc; i++)
+		json_object_array_add(list, cand_json(&c[i]));
 	if (judged)
 		test_pairs(c, nc, list, tie);
 	winner = judged;
@@ -311,6 +496,8 @@ rank_build(json_object **reps, char *const *cand, int n)
 	json_object_object_add(o, "confidence", json_object_new_double(0.95));
 	json_object_object_add(o, "min_runs", json_object_new_int(
 	    RANK_MIN_RUNS));
+	json_object_object_add(o, "min_rel_diff_no_spread",
+	    json_object_new_double(RANK_MIN_REL_DIFF));
 	json_object_object_add(o, "candidates", list);
 	json_object_object_add(o, "judged", json_object_new_boolean(judged));
 	for (int i = 1; i < nc; i++)
@@ -336,7 +523,7 @@ counts_text(json_object *o)
 	static const char *const keys[][2] = {
 		{ "kept_up", "kept up" }, { "fell_behind", "fell behind" },
 		{ "cannot_tell", "cannot tell" }, { "no_verdict", "no verdict" },
-		{ "left_out", "not done, left out" },
+		{ "left_out", "left out" },
 	};
 	double n = 0, total = 0, x;
 	char *s, *more;
@@ -366,8 +553,8 @@ rank_print(json_object *r)
 	struct columns *t = columns_new("lrll");
 	double n, m, sd, x, df;
 
-	printf("\nRanking by significant queue average (lower is better; "
-	    "Welch's t-test at\n95 %%, at least %d done runs each)\n",
+	printf("\nRanking by verdict, then by significant queue average (lower "
+	    "is better;\nWelch's t-test at 95 %%, at least %d runs each)\n",
 	    RANK_MIN_RUNS);
 	for (size_t i = 0; i < nc; i++) {
 		json_object *o = json_object_array_get_idx(list, i);
@@ -387,11 +574,14 @@ rank_print(json_object *r)
 		free(cnt);
 		if (jpath(o, "vs_best") == NULL)
 			columns_add(t, "%s", "");
+		else if (json_object_get_boolean(jpath(o, "vs_best.by_verdict")))
+			columns_add(t, "worse than %s (fell behind)", best);
 		else if (!jpath_num(o, "vs_best.t", &x) ||
 		    !jpath_num(o, "vs_best.df", &df) || df == 0)
 			columns_add(t, json_object_get_boolean(jpath(o,
-			    "vs_best.different")) ? "worse than %s (no spread)" :
-			    "the same as %s", best);
+			    "vs_best.different")) ? "worse than %s (no spread, "
+			    "over 5 %%)" : "not told apart from %s (no spread, "
+			    "within 5 %%)", best);
 		else if (json_object_get_boolean(jpath(o, "vs_best.different")))
 			columns_add(t, "worse than %s (t %.2f > %.2f)", best, x,
 			    rank_t_crit(df));
@@ -401,5 +591,12 @@ rank_print(json_object *r)
 	}
 	columns_print(t, stdout, 2);
 	columns_free(t);
+	if (jpath_str(r, "left_out") != NULL) {
+		char *s = output_xprintf("left out: %s: their queue average "
+		    "says nothing of the storage.", jpath_str(r, "left_out"));
+
+		verdicts_wrap(s, 0);
+		free(s);
+	}
 	verdicts_wrap(jpath_str(r, "reason") ? jpath_str(r, "reason") : "", 0);
 }

@@ -6,7 +6,11 @@
 # an fdatasync row only with sync=data, each run's verdict and warnings
 # from its record, and a ranking of the significant queue average: "cannot
 # be judged" with one run each, a winner with clearly separated repeats,
-# none within the run-to-run spread.  Two real runs; the rest are copies
+# none within the run-to-run spread; ties claimed only as tested, a 5 %
+# floor without spread, the verdicts ranked first (a storage that fell
+# behind never wins over one that kept up) and flat-out runs left out of
+# the queue statistics; directory and mount options rows only when they
+# differ.  Two real runs; the rest are copies
 # of their report.json edited with jq, as records from other hosts.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +78,11 @@ out=$(files compare "$T/old.json" "$T/a5.json") || fail "compare exited $?"
 grep -q 'no verdict (recorded by an older stressd)' <<<"$out" ||
     fail "old record: $out"
 grep -qE '^parameters that differ +none' <<<"$out" || fail "no params: $out"
+# the same directory and mount options in every column: no such rows
+# (the filesystem row stays)
+grep -qE '^filesystem ' <<<"$out" || fail "no filesystem row: $out"
+! grep -qE '^(directory|mount options) ' <<<"$out" ||
+    fail "identical directory/mount options rows shown: $out"
 
 # unlabelled on different mounts: the filesystem and the options that
 # differ; a sweep's run directory shows as the user's --dir
@@ -87,13 +96,16 @@ out=$(files compare "$T/m1.json" "$T/m2.json") || fail "compare exited $?"
 [[ $(head -n 1 <<<"$out") =~ ^\ +ext3\ data=writeback\ +ext3$ ]] ||
     fail "mount heading: $(head -n 1 <<<"$out")"
 grep -qE '^directory +/srv/a +' <<<"$out" || fail "directory row: $out"
+grep -qE '^mount options +rw,noatime, +rw,noatime$' <<<"$out" ||
+    fail "differing mount options not shown: $out"
 ! grep -q 'sweep-s-1-2' <<<"$out" || fail "sweep tail shown: $out"
 
 # ---- repeats: clearly separated, and within the spread
-# copy FILE ID LABEL AVG: a repeat of FILE with its queue average AVG
+# copy FILE ID LABEL AVG: a repeat of FILE with its queue average AVG and
+# no warnings (the repeats below all kept up: their queues decide)
 copy() {
 	jq --argjson id "$2" --arg l "$3" --argjson avg "$4" '.run_id = $id |
-	    .params.label = $l |
+	    .params.label = $l | .warnings = [] |
 	    .queue_depth.significant_ops_pending.average = $avg' "$1" \
 	    >"$T/r$2.json"
 	echo "$T/r$2.json"
@@ -101,9 +113,9 @@ copy() {
 sep=() near=()
 for k in 1 2 3; do
 	sep+=("$(copy "$T/a.json" "$k" fast "$((10 + k))")")
-	sep+=("$(copy "$T/b.json" "$((k + 10))" slow "$((100 + k))")")
+	sep+=("$(copy "$T/a.json" "$((k + 10))" slow "$((100 + k))")")
 	near+=("$(copy "$T/a.json" "$((k + 20))" fast "$((10 * k))")")
-	near+=("$(copy "$T/b.json" "$((k + 30))" slow "$((10 * k + 3))")")
+	near+=("$(copy "$T/a.json" "$((k + 30))" slow "$((10 * k + 3))")")
 done
 out=$(files compare "${sep[@]}") || fail "compare of repeats exited $?"
 grep -qE '^  fast +12\.00 \+- 1\.00 +3 runs' <<<"$out" ||
@@ -119,6 +131,55 @@ out=$(files compare "${near[@]}") || fail "compare of repeats exited $?"
 grep -q 'cannot be told apart' <<<"$out" || fail "no tie stated: $out"
 assert_eq "$(files --json compare "${near[@]}" | jq -c '.ranking |
     [.judged, .winner]')" '[true,null]' "--json no winner"
+
+# ---- ties: A 10 +- 0.1, B 20 +- 20, C 30 +- 0.1: A beats C, B does not
+# (t 0.87), so "each beats C" is not claimed; no spread and 3 %: a tie
+tie=() flat0=()
+k=70
+for v in 9.9 0 29.9 10 20 30 10.1 40 30.1; do
+	k=$((k + 1))
+	tie+=("$(copy "$T/a.json" "$k" "$(echo A B C | cut -d' ' \
+	    -f$(((k - 71) % 3 + 1)))" "$v")")
+done
+for k in 81 82 83; do
+	flat0+=("$(copy "$T/a.json" "$k" D 100)" "$(copy "$T/a.json" \
+	    "$((k + 10))" E 103)")
+done
+out=$(files compare "${tie[@]}") || fail "compare exited $?"
+! grep -q 'each beats' <<<"$out" || fail "untested claim: $out"
+grep -q 'A beats C; B is not told apart from C' <<<"$(tr -s '\n ' '  ' \
+    <<<"$out")" || fail "tested claims not stated: $out"
+out=$(files compare "${flat0[@]}") || fail "compare exited $?"
+grep -qE '^  E .*not told apart from D \(no spread, within 5 %\)' <<<"$out" ||
+    fail "3 % without spread called: $out"
+
+# ---- the verdicts rank first: three runs that fell behind with a short
+# queue (failed writes) lose to three that kept up with a long one
+bad=() good=() flat=()
+for k in 1 2 3; do
+	bad+=("$(copy "$T/b.json" "$((k + 40))" broken "0.$k")")
+	good+=("$(copy "$T/a.json" "$((k + 50))" sound "$((54 + k))")")
+	# flat out: 0 samples, average 0, no verdict to give
+	jq '.samples = 0 | .verdict.kept_up = null | .warnings = [{"code":
+	    "flat_out", "message": "flat out"}]' "$(copy "$T/a.json" \
+	    "$((k + 60))" flat 0)" >"$T/f$k.json"
+	flat+=("$T/f$k.json")
+done
+out=$(files compare "${bad[@]}" "${good[@]}") || fail "compare exited $?"
+! grep -q 'Winner: broken' <<<"$out" || fail "fell behind and won: $out"
+grep -q 'Winner: sound' <<<"$out" || fail "kept up and did not win: $out"
+grep -q 'sound kept up; broken fell behind' <<<"$out" ||
+    fail "which kept up not said: $out"
+grep -qE '^  broken .*worse than sound \(fell behind\)' <<<"$out" ||
+    fail "broken not ranked below: $out"
+out=$(files compare "${flat[@]}" "${good[@]}") || fail "compare exited $?"
+! grep -q 'Winner: flat' <<<"$out" || fail "flat out won: $out"
+grep -q 'left out: run 61 (0 samples)' <<<"$out" ||
+    fail "left-out runs not named: $out"
+assert_eq "$(files --json compare "${flat[@]}" "${good[@]}" | jq -c \
+    '.ranking.candidates | map([.label, .verdict, .n, .left_out])')" \
+    '[["sound","kept up",3,0],["flat","cannot tell",0,3]]' \
+    "--json flat-out runs left out"
 
 # ---- a queue of 150 values and one of 3: one grid of ranges for both,
 # at most 16 rows (RECORDS_HIST_ROWS), rows that line up

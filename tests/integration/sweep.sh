@@ -41,13 +41,17 @@ for id in $ids; do
 done
 # headed by label, the user's directory, a verdict and a ranking of repeats
 head -n 1 <<<"$out" | grep -q '^ \+disk a \+' || fail "heading: $out"
-dirs=$(sed -n '/^directory/,/^mount options/p' <<<"$out")
+dirs=$(sed -n '/^directory/,/^[^ ]/p' <<<"$out")
+grep -qE '^directory ' <<<"$dirs" || fail "differing directories not shown: $out"
 ! grep -q 'sweep-' <<<"$dirs" || fail "sweep tail shown: $dirs"
 grep -qE '^verdict ' <<<"$out" || fail "no verdict row: $out"
-grep -qE '^  disk a +[0-9.]+ \+- [0-9.]+ +2 runs' <<<"$out" ||
+# flat out with 0 samples: the repeats are ranked, their queue average is
+# left out (it would read 0 and win), and nothing is judged
+grep -qE '^  disk a +- +2 runs: .*2 left out' <<<"$out" ||
     fail "no ranking of repeats: $out"
-grep -q 'cannot be judged: disk a has 2 done runs' <<<"$out" ||
-    fail "two repeats judged: $out"
+grep -q '^left out: run ' <<<"$out" || fail "left-out runs not named: $out"
+grep -q 'cannot be judged: disk a has 0 usable runs' <<<"$out" ||
+    fail "flat-out repeats judged: $out"
 grep -q 'mean +- sample standard deviation' <<<"$out" ||
     fail "no mean/spread table: $out"
 grep -qE '^done runs +2 +2$' <<<"$out" || fail "done runs per dir: $out"

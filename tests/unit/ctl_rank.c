@@ -46,6 +46,9 @@ test_welch(void **state)
 	/* no spread at all: any difference, and only a difference */
 	assert_true(rank_welch(1, 0, 3, 2, 0, 3, &t, &df));
 	assert_false(rank_welch(1, 0, 3, 1, 0, 3, &t, &df));
+	/* no spread, a difference under RANK_MIN_REL_DIFF: not called */
+	assert_false(rank_welch(100, 0, 3, 103, 0, 3, &t, &df));
+	assert_true(rank_welch(100, 0, 3, 106, 0, 3, &t, &df));
 }
 
 /* A record of run id with label, state and significant queue average. */
@@ -59,6 +62,125 @@ rec(int id, const char *state, double avg, const char *kept)
 	    "%g}}%s%s%s}", id, state, avg, kept ? ", \"verdict\": "
 	    "{\"kept_up\": " : "", kept ? kept : "", kept ? "}" : "");
 	return json_tokener_parse(buf);
+}
+
+/* rec() with a sample count and a warning code (NULL: none). */
+static json_object *
+rec_w(int id, double avg, const char *kept, int samples, const char *code)
+{
+	json_object *r = rec(id, "done", avg, kept), *w, *a;
+
+	json_object_object_add(r, "samples", json_object_new_int(samples));
+	a = json_object_new_array();
+	if (code != NULL) {
+		w = json_object_new_object();
+		json_object_object_add(w, "code", json_object_new_string(code));
+		json_object_array_add(a, w);
+	}
+	json_object_object_add(r, "warnings", a);
+	return r;
+}
+
+static json_object *
+cand_of(json_object *r, size_t i)
+{
+	return json_object_array_get_idx(jpath(r, "candidates"), i);
+}
+
+static void
+put_all(json_object **reps, int n)
+{
+	for (int i = 0; i < n; i++)
+		json_object_put(reps[i]);
+}
+
+/* Broken storage has the shorter queue: the verdicts rank first. */
+static void
+test_verdict_first(void **state)
+{
+	json_object *reps[6], *r;
+	char *cand[6] = { "a", "b", "a", "b", "a", "b" };
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		reps[i] = i % 2 ? rec_w(i + 1, 54 + i, "true", 50, NULL) :
+		    rec_w(i + 1, 0.1 * (i + 1), "false", 50, NULL);
+	r = rank_build(reps, cand, 6);
+	assert_string_equal(jpath_str(cand_of(r, 0), "label"), "b");
+	assert_string_equal(jpath_str(cand_of(r, 0), "verdict"), "kept up");
+	assert_string_equal(jpath_str(cand_of(r, 1), "verdict"),
+	    "fell behind");
+	assert_string_equal(jpath_str(r, "winner"), "b");
+	assert_non_null(strstr(jpath_str(r, "reason"), "b kept up"));
+	json_object_put(r);
+	/* one run each: not judged on the queue, but which kept up is said */
+	r = rank_build(reps, cand, 2);
+	assert_null(jpath(r, "winner"));
+	assert_string_equal(jpath_str(cand_of(r, 0), "label"), "b");
+	assert_non_null(strstr(jpath_str(r, "reason"), "b kept up"));
+	assert_non_null(strstr(jpath_str(r, "reason"), "a fell behind"));
+	json_object_put(r);
+	/* the worst run decides: one of b's three fell behind */
+	json_object_put(reps[5]);
+	reps[5] = rec_w(6, 60, "false", 50, NULL);
+	r = rank_build(reps, cand, 6);
+	assert_string_equal(jpath_str(cand_of(r, 1), "verdict"),
+	    "fell behind");
+	put_all(reps, 6);
+	json_object_put(r);
+}
+
+/* Flat-out runs, no samples, too few: out of the queue statistics. */
+static void
+test_left_out(void **state)
+{
+	json_object *reps[6], *r, *c;
+	char *cand[6] = { "flat", "b", "flat", "b", "flat", "b" };
+	double x;
+
+	(void)state;
+	reps[0] = rec_w(1, 0, "null", 0, NULL);
+	reps[2] = rec_w(3, 0, "null", 2, "flat_out");
+	reps[4] = rec_w(5, 0, "null", 4, "few_samples");
+	for (int i = 1; i < 6; i += 2)
+		reps[i] = rec_w(i + 1, 5 + i, "true", 50, NULL);
+	r = rank_build(reps, cand, 6);
+	c = cand_of(r, 1);
+	assert_string_equal(jpath_str(c, "label"), "flat");
+	assert_true(jpath_num(c, "n", &x) && x == 0);
+	assert_true(jpath_num(c, "left_out", &x) && x == 3);
+	assert_null(jpath(r, "winner"));
+	assert_non_null(strstr(jpath_str(r, "reason"), "b kept up"));
+	assert_non_null(strstr(jpath_str(r, "left_out"),
+	    "run 1 (0 samples)"));
+	assert_non_null(strstr(jpath_str(r, "left_out"),
+	    "run 3 (flat out)"));
+	assert_non_null(strstr(jpath_str(r, "left_out"),
+	    "run 5 (few samples)"));
+	put_all(reps, 6);
+	json_object_put(r);
+}
+
+/* A 10 +- 0.1, B 20 +- 20, C 30 +- 0.1: A beats C, B does not. */
+static void
+test_ties_claim(void **state)
+{
+	json_object *reps[9], *r;
+	char *cand[9] = { "A", "B", "C", "A", "B", "C", "A", "B", "C" };
+	const double v[9] = { 9.9, 0, 29.9, 10, 20, 30, 10.1, 40, 30.1 };
+	const char *why;
+
+	(void)state;
+	for (int i = 0; i < 9; i++)
+		reps[i] = rec_w(i + 1, v[i], "true", 50, NULL);
+	r = rank_build(reps, cand, 9);
+	why = jpath_str(r, "reason");
+	assert_null(jpath(r, "winner"));
+	assert_null(strstr(why, "each beats"));
+	assert_non_null(strstr(why, "A beats C"));
+	assert_non_null(strstr(why, "B is not told apart from C"));
+	put_all(reps, 9);
+	json_object_put(r);
 }
 
 static void
@@ -106,6 +228,9 @@ main(void)
 		cmocka_unit_test(test_t_crit),
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_verdict_first),
+		cmocka_unit_test(test_left_out),
+		cmocka_unit_test(test_ties_claim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
