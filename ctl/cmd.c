@@ -87,3 +87,19 @@ cmd_print_list(FILE *f)
 	    "takes --help.\n", STRESSD_DEFAULT_SOCKET);
 	options_print_exit_codes(f);
 }
+
+void
+cmd_ctl_free(struct ctl *ctl)
+{
+	json_object_put(ctl->args);
+	ctl->args = NULL;
+	for (int i = 0; i < ctl->nsweep_dirs; i++) {
+		free(ctl->sweep_dirs[i]);
+		if (ctl->sweep_labels != NULL)
+			free(ctl->sweep_labels[i]);
+	}
+	free(ctl->sweep_dirs);
+	free(ctl->sweep_labels);
+	ctl->sweep_dirs = ctl->sweep_labels = NULL;
+	ctl->nsweep_dirs = 0;
+}

@@ -99,5 +99,7 @@ const struct ctl_cmd	*cmd_find(const char *name);
 void			 cmd_suggest(const char *name, char *buf, size_t len);
 /* stressctl --help: the program's usage and every command's. */
 void			 cmd_print_list(FILE *f);
+/* What parsing left in ctl: the request's args, sweep's dirs and labels. */
+void			 cmd_ctl_free(struct ctl *ctl);
 
 #endif

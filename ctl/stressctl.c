@@ -128,12 +128,6 @@ main(int argc, char **argv)
 		ret = show_reply(&ctl, reply);
 fail:
 	json_object_put(reply);
-	json_object_put(ctl.args);
-	for (int i = 0; i < ctl.nsweep_dirs; i++) {
-		free(ctl.sweep_dirs[i]);
-		free(ctl.sweep_labels[i]);
-	}
-	free(ctl.sweep_dirs);
-	free(ctl.sweep_labels);
+	cmd_ctl_free(&ctl);
 	return ret;
 }

@@ -73,7 +73,7 @@ test_nice_ceil(void **state)
 static void
 test_record_path(void **state)
 {
-	char dir[] = "/tmp/ctl_graph.XXXXXX", *p, *want;
+	char dir[32] = "/tmp/ctl_graph.XXXXXX", *p, *want;
 
 	(void)state;
 	assert_null(graph_record_path("12"));

@@ -36,10 +36,7 @@ parse(struct ctl *ctl, const struct ctl_cmd *cmd, const char **argv)
 static void
 done(struct ctl *ctl)
 {
-	json_object_put(ctl->args);
-	for (int i = 0; i < ctl->nsweep_dirs; i++)
-		free(ctl->sweep_dirs[i]);
-	free(ctl->sweep_dirs);
+	cmd_ctl_free(ctl);
 }
 
 static void
