@@ -122,4 +122,24 @@ ctl sweep --dir "$T/sa" --dir "$T/sb" --files 20 --max-updates 100 \
     fail "sweep --graph exited $?: $(cat "$T/sweep.out")"
 png_size "$T/sweep.png" >/dev/null
 grep -q "sweep.png" "$T/sweep.out" || fail "sweep does not name its graph"
+# A run directory with ':' and '\' in its path, a label with '\', and a
+# TMPDIR (where the overlay's temporary RRDs live) with both: librrd reads
+# only "\:" in a graph argument, so '\' goes through as it is.
+odd="$T/copy/a:b\\c/r2"
+mkdir -p "$odd" "$T/tmp:x\\y"
+cp -r "$T/copy/b/." "$odd/"
+jq '.params.label = "C:\\data\\" | .params.max_updates = 40000 |
+    .params.update_time = 1' "$T/copy/b/report.json" >"$odd/report.json"
+out=$(ctlj graph "$odd" -o "$T/odd1.png") ||
+    fail "single-run graph of $odd exited $?"
+png_size "$T/odd1.png" >/dev/null
+out=$(TMPDIR="$T/tmp:x\\y" ctlj graph "$odd" "$T/copy/a" -o "$T/odd.png") ||
+    fail "overlay with $odd and TMPDIR $T/tmp:x\\y exited $?"
+png_size "$T/odd.png" >/dev/null
+assert_eq "$(jq '[.legend[] | select(. == "C:\\data\\")] | length' \
+    <<<"$out")" 1 "legend entry of a label with '\\'"
+# 40,000 updates/s in whole numbers, not "4e+04".
+assert_contains "$(jq -r .title <<<"$out")" "40000 updates/s" "title of a fast run"
+[ -z "$(ls -A "$T/tmp:x\\y")" ] || fail "overlay left $(ls -A "$T/tmp:x\\y")"
+
 log "ok: overlay of runs, labels, title, integer axis, copies, refusals, sweep"
