@@ -4,7 +4,7 @@
 # against the seconds since its load started, from samples.csv, one line
 # and legend entry per label, a title naming the load, integer axes; from
 # run ids, report.json paths and copied run directories; a missing run
-# refused by name; sweep --graph.  The PNG is checked by its signature and
+# refused by name; ':' and '\' in paths, labels and TMPDIR; sweep --graph.  The PNG is checked by its signature and
 # IHDR size, the legend by what librrd reports drawing (--json).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
@@ -141,5 +141,15 @@ assert_eq "$(jq '[.legend[] | select(. == "C:\\data\\")] | length' \
 # 40,000 updates/s in whole numbers, not "4e+04".
 assert_contains "$(jq -r .title <<<"$out")" "40000 updates/s" "title of a fast run"
 [ -z "$(ls -A "$T/tmp:x\\y")" ] || fail "overlay left $(ls -A "$T/tmp:x\\y")"
+
+# A metrics path ending in '\' cannot be given to librrd: refused by name.
+mkdir "$T/endbs"
+jq '.files.metrics_rrd = "/nowhere/m.rrd\\"' "$T/copy/b/report.json" \
+    >"$T/endbs/report.json"
+cp "$T/copy/b/metrics.rrd" "$T/endbs/m.rrd\\"
+rc=0; err=$(ctl graph "$T/endbs" -o "$T/x.png" 2>&1) || rc=$?
+assert_eq "$rc" 1 "graph of a metrics path ending in '\\'"
+assert_contains "$err" "$T/endbs/m.rrd\\: librrd cannot be given a path" \
+    "its error"
 
 log "ok: overlay of runs, labels, title, integer axis, copies, refusals, sweep"
