@@ -4,8 +4,9 @@
 # against the seconds since its load started, from samples.csv, one line
 # and legend entry per label, a title naming the load, integer axes; from
 # run ids, report.json paths and copied run directories; a missing run
-# refused by name; ':' and '\' in paths, labels and TMPDIR; sweep --graph.  The PNG is checked by its signature and
-# IHDR size, the legend by what librrd reports drawing (--json).
+# refused by name; ':' and '\' in paths, labels and TMPDIR; sweep --graph.
+# The PNG is checked by its signature and IHDR size, the legend by what
+# librrd reports drawing (--json).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
