@@ -138,6 +138,11 @@ graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
 		    strerror(errno));
 		return CTL_EXIT_ERROR;
 	}
+	if (g->rrd[strlen(g->rrd) - 1] == '\\') {
+		records_error(ctx, "cannot graph the metrics %s: librrd "
+		    "cannot be given a path that ends in '\\'", g->rrd);
+		return CTL_EXIT_ERROR;
+	}
 	if ((g->start = iso_time(jpath_str(g->rep, "started_at"))) == -1) {
 		records_error(ctx, "the record has no valid started_at");
 		return CTL_EXIT_ERROR;

@@ -436,11 +436,34 @@ run_sweep(const struct records_ctx *rec)
 	return rc;
 }
 
+/* A paced run sampled every 1 s has too few samples in its load phase
+ * for a verdict when the load is short: with --update-time and no
+ * --sample-interval (nor a --profile, which may set one), sample about
+ * 60 times over the load, every update_time / 60 s within 0.1 to 1 s. */
+static void
+sweep_sample_interval(json_object *args)
+{
+	json_object *ut;
+	double si;
+
+	if (json_object_object_get_ex(args, "sample_interval", NULL) ||
+	    json_object_object_get_ex(args, "profile", NULL) ||
+	    !json_object_object_get_ex(args, "update_time", &ut))
+		return;
+	si = fmin(1, fmax(0.1, json_object_get_double(ut) / 60));
+	json_object_object_add(args, "sample_interval",
+	    json_object_new_double(round(si * 1000) / 1000));
+}
+
 static int
 parse_sweep(struct ctl *ctl, int argc, char **argv)
 {
+	int rc;
+
 	ctl->repeat = 1;
-	return cmd_start_options(ctl, argc, argv, true);
+	if ((rc = cmd_start_options(ctl, argc, argv, true)) == PARSE_OK)
+		sweep_sample_interval(ctl->args);
+	return rc;
 }
 
 const struct ctl_cmd cmd_sweep_entry = {
@@ -458,7 +481,9 @@ const struct ctl_cmd cmd_sweep_entry = {
 	    "verdicts and ranking included (a winner needs --repeat 3);\n"
 	    "with --repeat above 1, each directory's mean, sample standard\n"
 	    "deviation, minimum and maximum across its done runs come first.  "
-	    "Progress goes to\nstderr.\n\nOptions:\n"
+	    "Progress goes to\nstderr.  With --update-time S and neither "
+	    "--sample-interval nor --profile,\nthe runs sample every S/60 s "
+	    "(0.1 to 1 s), enough for a verdict.\n\nOptions:\n"
 	    "  --dir DIR     a directory to sweep (repeatable; at least one)\n"
 	    "  --label TEXT  what the --dir before it is (its runs' label knob;\n"
 	    "                default the directory): compare's heading, and\n"

@@ -67,18 +67,38 @@ graph_args_json(const struct graph_args *a)
 	return arr;
 }
 
-char *
-graph_def_escape(const char *path)
+/* librrd 1.7.2 splits a graph argument at each ':' not preceded by a
+ * '\' and turns "\:" into ':'; every other '\' stays as it is (it
+ * reads "\\" as two), so only the colons need escaping. */
+static char *
+colon_escape(const char *text)
 {
-	char *s = output_nomem(malloc(2 * strlen(path) + 1)), *p = s;
+	char *s = output_nomem(malloc(2 * strlen(text) + 1)), *p = s;
 
-	for (; *path != '\0'; path++) {
-		if (*path == ':' || *path == '\\')
+	for (; *text != '\0'; text++) {
+		if (*text == ':')
 			*p++ = '\\';
-		*p++ = *path;
+		*p++ = *text;
 	}
 	*p = '\0';
 	return s;
+}
+
+char *
+graph_def_escape(const char *path)
+{
+	size_t n = strlen(path);
+
+	/* A final '\' would escape the ':' that ends the path. */
+	if (n > 0 && path[n - 1] == '\\')
+		return NULL;
+	return colon_escape(path);
+}
+
+char *
+graph_text_escape(const char *text)
+{
+	return colon_escape(text);
 }
 
 double

@@ -26,9 +26,14 @@ void	 graph_args_free(struct graph_args *a);
 /* The arguments as a JSON array of strings (a new reference). */
 json_object	*graph_args_json(const struct graph_args *a);
 
-/* path made safe for a DEF (rrd_graph splits its arguments at ':'),
- * malloc'd. */
+/* path made safe for a DEF (rrd_graph splits its arguments at ':' and
+ * reads "\:" as ':', nothing else), malloc'd; NULL for a path librrd
+ * cannot be given: one that ends in '\'. */
 char	*graph_def_escape(const char *path);
+/* text made safe for a legend or COMMENT that the caller ends with a
+ * control code such as "\l" (librrd reads a final "\X" as one; other
+ * backslashes are drawn as they are), malloc'd. */
+char	*graph_text_escape(const char *text);
 /* The smallest of 1, 2, 5 times a power of ten that is at least x (1 for
  * x <= 0). */
 double	 graph_nice_ceil(double x);

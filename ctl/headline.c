@@ -38,6 +38,12 @@ headline_eta(double max, double generated, double done, double elapsed,
 			eta += backlog / rate;
 		else if (backlog > 0 && generated >= max)
 			return -1;	/* draining, at no pace seen yet */
+		/* Behind its schedule (the writers hold the generators
+		 * back), a run takes what is left at the rate seen, if
+		 * that is longer. */
+		if (generated < max * fmin(1, elapsed / update_time) &&
+		    rate > 0)
+			eta = fmax(eta, (max - done) / rate);
 		return eta;
 	}
 	if (elapsed <= 0 || done <= 0)

@@ -22,6 +22,8 @@ void	headline_status(json_object *result);
  * generates at its own pace, so what is left to generate takes
  * (max - generated) * update_time / max; the backlog (what is queued,
  * in the unit of rate) is added at rate, the pace of the writers now.
+ * A paced run behind its schedule (generated < max * elapsed /
+ * update_time) takes the larger of that and (max - done) / rate.
  * A flat-out run: what is left at the pace so far,
  * (max - done) / (done / elapsed).
  */

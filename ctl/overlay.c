@@ -421,7 +421,8 @@ part_rate(json_object *rep)
 		return output_xprintf("? updates/s");
 	if (s <= 0)
 		return output_xprintf("flat out");
-	return output_xprintf("%.4g updates/s", n / s);
+	return output_xprintf(n / s >= 100 ? "%.0f updates/s" :
+	    "%.3g updates/s", n / s);
 }
 
 /* One part of the title: each run's value at path (NULL: its rate), the
@@ -514,7 +515,7 @@ overlay_argv(struct overlay *ov, struct graph_args *a)
 	for (int k = 0; k < ov->nruns; k++) {
 		struct ov_run *r = &ov->runs[k];
 		char *esc = graph_def_escape(r->rrd);
-		char *lab = graph_def_escape(r->label);
+		char *lab = graph_text_escape(r->label);
 
 		graph_arg(a, "DEF:q%d=%s:q:AVERAGE", k, esc);
 		/* The line's legend entry once, with its first run. */
@@ -659,8 +660,10 @@ overlay_run(const struct records_ctx *ctx, FILE *out)
 		return CTL_EXIT_USAGE;
 	}
 	ov.runs = output_nomem(calloc((size_t)ov.nruns, sizeof(*ov.runs)));
+	if (tmp == NULL || tmp[0] != '/')	/* DEF paths escape the rest */
+		tmp = "/tmp";
 	snprintf(ov.tmpdir, sizeof(ov.tmpdir), "%s/stressctl-graph.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	    tmp);
 	if (mkdtemp(ov.tmpdir) == NULL) {
 		records_error(ctx, "cannot make a directory %s: %s",
 		    ov.tmpdir, strerror(errno));

@@ -4,8 +4,9 @@
 # against the seconds since its load started, from samples.csv, one line
 # and legend entry per label, a title naming the load, integer axes; from
 # run ids, report.json paths and copied run directories; a missing run
-# refused by name; sweep --graph.  The PNG is checked by its signature and
-# IHDR size, the legend by what librrd reports drawing (--json).
+# refused by name; ':' and '\' in paths, labels and TMPDIR; sweep --graph.
+# The PNG is checked by its signature and IHDR size, the legend by what
+# librrd reports drawing (--json).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
@@ -122,4 +123,34 @@ ctl sweep --dir "$T/sa" --dir "$T/sb" --files 20 --max-updates 100 \
     fail "sweep --graph exited $?: $(cat "$T/sweep.out")"
 png_size "$T/sweep.png" >/dev/null
 grep -q "sweep.png" "$T/sweep.out" || fail "sweep does not name its graph"
+# A run directory with ':' and '\' in its path, a label with '\', and a
+# TMPDIR (where the overlay's temporary RRDs live) with both: librrd reads
+# only "\:" in a graph argument, so '\' goes through as it is.
+odd="$T/copy/a:b\\c/r2"
+mkdir -p "$odd" "$T/tmp:x\\y"
+cp -r "$T/copy/b/." "$odd/"
+jq '.params.label = "C:\\data\\" | .params.max_updates = 40000 |
+    .params.update_time = 1' "$T/copy/b/report.json" >"$odd/report.json"
+out=$(ctlj graph "$odd" -o "$T/odd1.png") ||
+    fail "single-run graph of $odd exited $?"
+png_size "$T/odd1.png" >/dev/null
+out=$(TMPDIR="$T/tmp:x\\y" ctlj graph "$odd" "$T/copy/a" -o "$T/odd.png") ||
+    fail "overlay with $odd and TMPDIR $T/tmp:x\\y exited $?"
+png_size "$T/odd.png" >/dev/null
+assert_eq "$(jq '[.legend[] | select(. == "C:\\data\\")] | length' \
+    <<<"$out")" 1 "legend entry of a label with '\\'"
+# 40,000 updates/s in whole numbers, not "4e+04".
+assert_contains "$(jq -r .title <<<"$out")" "40000 updates/s" "title of a fast run"
+[ -z "$(ls -A "$T/tmp:x\\y")" ] || fail "overlay left $(ls -A "$T/tmp:x\\y")"
+
+# A metrics path ending in '\' cannot be given to librrd: refused by name.
+mkdir "$T/endbs"
+jq '.files.metrics_rrd = "/nowhere/m.rrd\\"' "$T/copy/b/report.json" \
+    >"$T/endbs/report.json"
+cp "$T/copy/b/metrics.rrd" "$T/endbs/m.rrd\\"
+rc=0; err=$(ctl graph "$T/endbs" -o "$T/x.png" 2>&1) || rc=$?
+assert_eq "$rc" 1 "graph of a metrics path ending in '\\'"
+assert_contains "$err" "$T/endbs/m.rrd\\: librrd cannot be given a path" \
+    "its error"
+
 log "ok: overlay of runs, labels, title, integer axis, copies, refusals, sweep"

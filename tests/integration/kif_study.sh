@@ -122,6 +122,10 @@ check_runs() {
 		assert_eq "$(jq -c '.params | [.files, .max_updates, .threads,
 		    .write_threads, .modulus, .sync]' "$rep")" \
 		    "[$FILES,$UPDATES,75,10,1,\"data\"]" "run $((i + 1)) knobs"
+		# 0.3 s of load: sampled every 0.1 s (update_time / 60,
+		# 0.1 to 1 s), not the default 1 s, so a verdict can be had.
+		assert_eq "$(jq .params.sample_interval "$rep")" 0.1 \
+		    "run $((i + 1)) sample_interval"
 		i=$((i + 1))
 	done
 }

@@ -73,6 +73,22 @@ assert_eq "$(jq -r '.sweep.directories[0].label' <<<"$js")" "$T/c" "--json label
 assert_eq "$(jq -r '.ranking.candidates[0].label' <<<"$js")" "$T/c" \
     "--json ranking"
 
+# ---- sample_interval: with --update-time and no --sample-interval, each
+# run samples ~60 times over its load (update_time / 60, 0.1 to 1 s), so
+# the verdict has samples enough; a given one, or a profile's, is kept.
+si() {
+	STRESSCTL_DRY_RUN=1 "$STRESSCTL" --socket "$SOCK" sweep --dir "$T/si" \
+	    --files 10 "$@" 2>/dev/null | jq -sc '[.[].args.sample_interval]'
+}
+assert_eq "$(si --update-time 30)" '[0.5]' "sample_interval of a 30 s sweep"
+assert_eq "$(si --update-time 3)" '[0.1]' "sample_interval of a 3 s sweep"
+assert_eq "$(si --update-time 600)" '[1]' "sample_interval of a 600 s sweep"
+assert_eq "$(si --update-time 0)" '[0.1]' "sample_interval of a flat-out sweep"
+assert_eq "$(si --update-time 30 --sample-interval 2)" '[2]' \
+    "a given --sample-interval"
+assert_eq "$(si)" '[null]' "sample_interval without --update-time"
+[ ! -e "$T/si" ] || fail "a dry run created a directory"
+
 # ---- usage errors: exit 2 naming the option, nothing started
 n=$(ctlj runs | jq '.runs | length')
 for args in "--repeat 0 --dir $T/x" "--repeat x --dir $T/x" \

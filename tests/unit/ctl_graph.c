@@ -1,6 +1,7 @@
 /* Unit tests of ctl/graph.c: the integer axis of the integer gauges (whole
  * ticks that reach the largest value, no SI prefix), the round ceilings it
- * is made of, and RUN operands naming a run directory. */
+ * is made of, RUN operands naming a run directory, and the escaping of
+ * DEF paths and legend text as librrd 1.7.2 reads them (only "\:"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,6 +96,26 @@ test_record_path(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static void
+test_escape(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = graph_def_escape("/tmp/x/a:b\\c/r2/metrics.rrd");
+	assert_string_equal(s, "/tmp/x/a\\:b\\c/r2/metrics.rrd");
+	free(s);
+	/* A '\' before a ':' stays, the ':' gets its own. */
+	s = graph_def_escape("/d\\:e/m.rrd");
+	assert_string_equal(s, "/d\\\\:e/m.rrd");
+	free(s);
+	/* A final '\' would escape the separator after the path. */
+	assert_null(graph_def_escape("/tmp/d\\"));
+	s = graph_text_escape("C:\\data\\");
+	assert_string_equal(s, "C\\:\\data\\");
+	free(s);
+}
+
 int
 main(void)
 {
@@ -102,6 +123,7 @@ main(void)
 		cmocka_unit_test(test_int_axis),
 		cmocka_unit_test(test_nice_ceil),
 		cmocka_unit_test(test_record_path),
+		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* Unit tests of ctl/headline.c's ETA: a paced run's follows update_time
- * (not the pace so far, which counts the setup), a flat-out run's the pace
+ * (not the pace so far, which counts the setup) unless it has fallen
+ * behind that pace, a flat-out run's the pace
  * so far, and the text it is shown as. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,11 +17,12 @@ static void
 test_eta_paced(void **state)
 {
 	(void)state;
-	/* 10% of 10000 generated 30 s in, paced at 100 s: 90 s left,
-	 * however long the setup took. */
-	assert_float_equal(headline_eta(10000, 1000, 1000, 30, 100, 0, 50),
+	/* 10% of 10000 generated 30 s in, paced at 100 s, the writers
+	 * keeping that pace (100/s): 90 s left, however long the setup
+	 * took. */
+	assert_float_equal(headline_eta(10000, 1000, 1000, 30, 100, 0, 100),
 	    90, 1e-9);
-	assert_float_equal(headline_eta(10000, 1000, 1000, 300, 100, 0, 50),
+	assert_float_equal(headline_eta(10000, 1000, 1000, 300, 100, 0, 100),
 	    90, 1e-9);
 	/* A backlog of 500 at 100/s adds 5 s. */
 	assert_float_equal(headline_eta(10000, 1000, 500, 30, 100, 500, 100),
@@ -30,6 +32,24 @@ test_eta_paced(void **state)
 	    200), 5, 1e-9);
 	/* Draining at no rate seen: unknown. */
 	assert_true(headline_eta(10000, 10000, 9000, 120, 100, 1000, 0) < 0);
+}
+
+static void
+test_eta_behind(void **state)
+{
+	(void)state;
+	/* Paced at 5 s, 6 s in, 15% generated, the writers at 250/s: the
+	 * run has fallen behind its pace (it will take ~40 s), so the ETA
+	 * is what is left at the rate seen, 8800 / 250, not the pace's
+	 * 4.25 s plus the queue's 1.2 s. */
+	assert_float_equal(headline_eta(10000, 1500, 1200, 6, 5, 300, 250),
+	    35.2, 1e-9);
+	/* On schedule, the rate seen changes nothing. */
+	assert_float_equal(headline_eta(10000, 5000, 5000, 2.5, 5, 0, 1),
+	    2.5, 1e-9);
+	/* Behind, no rate seen yet: the pace's. */
+	assert_float_equal(headline_eta(10000, 1000, 1000, 6, 5, 0, 0),
+	    4.5, 1e-9);
 }
 
 static void
@@ -67,6 +87,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eta_paced),
+		cmocka_unit_test(test_eta_behind),
 		cmocka_unit_test(test_eta_flat_out),
 		cmocka_unit_test(test_eta_text),
 	};
