@@ -49,6 +49,10 @@
 /* of the updates offered in 1 h: a backlog that small waits 36 s of
  * the load's own time after an hour, far inside an RRD step */
 #define VERDICT_RATE_SHARE	0.01
+/* generation this share of its schedule late (and VERDICT_LATE_MIN_S
+ * at least, for the first seconds of a live verdict) is behind */
+#define VERDICT_LATE_SHARE	0.05
+#define VERDICT_LATE_MIN_S	0.5
 /* no_queue: at most this share of the load phase's samples over 1 */
 #define VERDICT_NO_QUEUE_SHARE	0.05
 
@@ -70,6 +74,12 @@ struct verdict_input {
 	uint64_t	 generated, max_updates;	/* for its reason */
 	double		 offered_per_s;		/* paced rate; 0 flat out */
 	bool		 flat_out;		/* update_time 0 */
+	/* the pace: generation's schedule and what held it back */
+	double		 update_time;		/* s; 0: no schedule to keep */
+	bool		 no_queue;		/* use_queue false: direct writes */
+	uint64_t	 generator_waits;	/* at queue_memory_max */
+	double		 generator_wait_s;	/* summed over generators */
+	uint64_t	 errors, denied;	/* errors, those of kind denied */
 	double		 latency_p99_ms;	/* < 0: nothing written yet */
 	double		 latency_bound_ms;
 	/* warnings */
@@ -82,10 +92,15 @@ struct verdict_input {
 /* Why kept_up is what it is. */
 enum verdict_cause {
 	VERDICT_BY_FAILED,
+	VERDICT_BY_REFUSED,		/* failed, all denied: cannot tell */
 	VERDICT_BY_FLAT_OUT,
 	VERDICT_BY_DROPPED,
 	VERDICT_BY_LATENCY,
+	VERDICT_BY_WAITS,		/* generators held at the bound */
+	VERDICT_BY_BEHIND,		/* direct writes off their pace */
+	VERDICT_BY_GENERATORS,		/* generators off their pace */
 	VERDICT_BY_FEW_SAMPLES,
+	VERDICT_BY_PACE_KEPT,		/* no queue, the pace kept: kept up */
 	VERDICT_BY_TREND_UP,		/* fell behind */
 	VERDICT_BY_TREND_BOUNDED,	/* kept up */
 	VERDICT_BY_TREND_UNSURE,	/* cannot tell */
