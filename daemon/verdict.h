@@ -6,14 +6,20 @@
  * rule in words; the constants below are its thresholds.
  *
  * The rule, in order (the first that applies decides):
- *  1. failed > 0 (update values or creates that failed): fell behind.
+ *  1. failed > 0 (update values or creates that failed): fell behind;
+ *     cannot tell when every error is of kind denied (a setup problem).
  *  2. update_time 0 (flat out): cannot tell.
  *  3. dropped > 0 (refused at a high-water mark): fell behind.
  *  4. enqueue_to_persist p99 > latency bound: fell behind.
- *  5. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
+ *  5. the pace: generator_waits > 0 (held at queue_memory_max): fell
+ *     behind; else generation later than update_time x generated /
+ *     max_updates by over VERDICT_LATE_SHARE (and VERDICT_LATE_MIN_S):
+ *     without a queue (use_queue false) fell behind, with one cannot
+ *     tell (the generators, not the storage, missed the rate: CPU).
+ *  6. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
  *     load's start plus a settle of VERDICT_SETTLE of its length, to the
  *     end of generation; the drain is not in it): cannot tell.
- *  6. the trend: the samples of the load phase cut into VERDICT_BATCHES
+ *  7. use_queue false: kept up (the pace was kept).  Else the trend: the samples of the load phase cut into VERDICT_BATCHES
  *     consecutive groups of (nearly) equal count, each averaged (elapsed
  *     s, significant_ops_pending), a least-squares line through those
  *     means.  Batch means make the standard error honest for the
