@@ -19,18 +19,24 @@
  *  6. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
  *     load's start plus a settle of VERDICT_SETTLE of its length, to the
  *     end of generation; the drain is not in it): cannot tell.
- *  7. use_queue false: kept up (the pace was kept).  Else the trend: the samples of the load phase cut into VERDICT_BATCHES
- *     consecutive groups of (nearly) equal count, each averaged (elapsed
+ *  7. use_queue false: kept up (the pace was kept).  Else the trend:
+ *     the samples of the load phase cut into VERDICT_BATCHES consecutive
+ *     groups of (nearly) equal count, each averaged (elapsed
  *     s, significant_ops_pending), a least-squares line through those
  *     means.  Batch means make the standard error honest for the
  *     strongly autocorrelated samples of a queue, as long as a group is
- *     longer than the queue's cycles.  The 95 % interval is slope +/-
- *     VERDICT_T x stderr (Student t, VERDICT_BATCHES - 2 degrees of
- *     freedom).  The threshold of a material backlog is
- *     max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files, VERDICT_RATE_SHARE
+ *     longer than the queue's cycles.  Groups are of equal count, not
+ *     of equal time: once the sampler thins its older half (past
+ *     SAMPLER_KEEP samples) the older groups span more time; the fit of
+ *     a steady trend is still unbiased, only its weight leans to the
+ *     recent samples, and samples.csv (thinned alike) checks by hand.
+ *     The 95 % interval is slope +/- VERDICT_T x stderr (Student t,
+ *     VERDICT_BATCHES - 2 degrees of freedom).  The threshold of a
+ *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files, VERDICT_RATE_SHARE
  *     x the updates offered in an hour) values in one hour:
  *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
- *     it: kept up; else cannot tell (the interval straddles it).
+ *     it: kept up ("grew by" when the lower bound is over 0, else
+ *     "stayed bounded"); else cannot tell (the interval straddles it).
  *
  * Early answers (the capacity search): call verdict_compute on the
  * samples so far at any time; verdict_settled tells whether more samples
