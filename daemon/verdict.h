@@ -32,8 +32,9 @@
  *     recent samples, and samples.csv (thinned alike) checks by hand.
  *     The 95 % interval is slope +/- VERDICT_T x stderr (Student t,
  *     VERDICT_BATCHES - 2 degrees of freedom).  The threshold of a
- *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files, VERDICT_RATE_SHARE
- *     x the updates offered in an hour) values in one hour:
+ *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x
+ *     files, VERDICT_RATE_SHARE x the updates offered in an hour)
+ *     values in one hour:
  *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
  *     it: kept up ("grew by" when the lower bound is over 0, else
  *     "stayed bounded"); else cannot tell (the interval straddles it).
