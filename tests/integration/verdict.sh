@@ -32,7 +32,7 @@ figures() {
 	log "$1: kept_up $(jq -c .verdict.kept_up <<<"$2"), slope \
 $(jq .verdict.slope_per_s <<<"$2") +/- $(jq .verdict.slope_stderr <<<"$2") \
 values/s over $(jq .verdict.load_phase.samples <<<"$2") samples; \
-warnings: $(codes "$2")"
+warnings: $(codes "$2"); $(jq -r .verdict.reason <<<"$2")"
 }
 
 # A queue of ~100 that stays: 2,000 updates/s over 100 files, each file
