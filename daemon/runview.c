@@ -41,6 +41,7 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 {
 	const struct sampler *s = &r->sampler;
 	struct verdict_input *in = &rv->in;
+	uint64_t kinds[RRDFILE_NKINDS];
 	size_t col = 0;
 
 	memset(in, 0, sizeof(*in));
@@ -69,6 +70,14 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	in->flat_out = r->p.update_time <= 0;
 	in->offered_per_s = in->flat_out ? 0 :
 	    (double)r->p.max_updates / r->p.update_time;
+	in->update_time = r->p.update_time;
+	in->no_queue = !r->p.use_queue;
+	in->generator_waits = c->generator_waits;
+	in->generator_wait_s = (double)c->generator_wait_ms / 1000;
+	run_errors_by_kind(r, kinds);
+	for (int i = 0; i < RRDFILE_NKINDS; i++)
+		in->errors += kinds[i];
+	in->denied = kinds[RRDFILE_DENIED];
 	in->latency_p99_ms = p99_ms;
 	in->latency_bound_ms = 1000 * (r->p.latency_bound > 0 ?
 	    r->p.latency_bound : (double)r->p.step);

@@ -107,7 +107,7 @@ rate(double d, char *buf, size_t len)
 	return buf;
 }
 
-/* kept_up and its reason by the trend (rule step 6). */
+/* kept_up and its reason by the trend (rule step 7). */
 static void
 judge_trend(struct verdict *v)
 {
@@ -118,22 +118,27 @@ judge_trend(struct verdict *v)
 	rate(v->slope, s, sizeof(s));
 	rate(lo / 3600, l, sizeof(l));
 	rate(hi / 3600, h, sizeof(h));
+	v->kept_up = lo > v->threshold ? 0 : hi < v->threshold ? 1 : -1;
 	if (lo > v->threshold) {
-		v->kept_up = 0;
 		v->cause = VERDICT_BY_TREND_UP;
 		SAY("significant_ops_pending grew %s values/s (95 %% interval "
 		    "%s to %s) from %.1f to %.1f s: at least %.0f more pending "
 		    "in 1 h, over the %.0f allowed.", s, l, h, v->from_s,
 		    v->to_s, lo, v->threshold);
+	} else if (hi < v->threshold && lo > 0) {
+		/* under the threshold, yet surely growing: not "bounded" */
+		v->cause = VERDICT_BY_TREND_BOUNDED;
+		SAY("significant_ops_pending grew by %s values/s (95 %% "
+		    "interval %s to %s) from %.1f to %.1f s, under the material "
+		    "backlog of %.0f in 1 h: at most %.0f more pending in 1 h.",
+		    s, l, h, v->from_s, v->to_s, v->threshold, hi);
 	} else if (hi < v->threshold) {
-		v->kept_up = 1;
 		v->cause = VERDICT_BY_TREND_BOUNDED;
 		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
 		    "s: trend %s values/s (95 %% interval %s to %s), at most "
 		    "%.0f more pending in 1 h, under %.0f.", v->from_s,
 		    v->to_s, s, l, h, hi, v->threshold);
 	} else {
-		v->kept_up = -1;
 		v->cause = VERDICT_BY_TREND_UNSURE;
 		SAY("the trend of significant_ops_pending, %s values/s (95 %% "
 		    "interval %s to %s), can neither rule out nor show a "
@@ -142,22 +147,31 @@ judge_trend(struct verdict *v)
 	}
 }
 
-/* Rule steps 1 to 5; false when the trend is to decide. */
+/* Rule steps 1 to 4, each setting kept_up; false when none applies. */
 static bool
 judge_counts(const struct verdict_input *in, struct verdict *v)
 {
-	v->kept_up = in->failed > 0 || in->dropped > 0 ? 0 : -1;
-	if (in->failed > 0) {
+	if (in->failed > 0 && in->denied > 0 && in->denied >= in->errors) {
+		v->kept_up = -1;
+		v->cause = VERDICT_BY_REFUSED;
+		SAY("%llu writes failed, every error of kind denied: the run's "
+		    "files were refused (not regular files: see errors), a "
+		    "setup problem, not the storage's; fix the files and run "
+		    "again.", (unsigned long long)in->failed);
+	} else if (in->failed > 0) {
+		v->kept_up = 0;
 		v->cause = VERDICT_BY_FAILED;
 		SAY("%llu writes failed (update values and creates): the "
 		    "storage did not take the load.",
 		    (unsigned long long)in->failed);
 	} else if (in->flat_out) {
+		v->kept_up = -1;
 		v->cause = VERDICT_BY_FLAT_OUT;
 		SAY("the run was flat out (update_time 0): its queue shows how "
 		    "fast the generators fill it, not whether the storage "
 		    "keeps up.");
 	} else if (in->dropped > 0) {
+		v->kept_up = 0;
 		v->cause = VERDICT_BY_DROPPED;
 		SAY("%llu updates were dropped at a high-water mark.",
 		    (unsigned long long)in->dropped);
@@ -166,24 +180,92 @@ judge_counts(const struct verdict_input *in, struct verdict *v)
 		v->cause = VERDICT_BY_LATENCY;
 		SAY("enqueue_to_persist p99 is %.1f ms, over the bound of %.0f "
 		    "ms.", in->latency_p99_ms, in->latency_bound_ms);
-	} else if (v->samples < VERDICT_MIN_SAMPLES) {
-		v->cause = VERDICT_BY_FEW_SAMPLES;
-		if (in->load_from_s < 0)
-			SAY("the load %s.", in->stopped_early ? "never started" :
-			    "has not started yet");
-		else if (in->stopped_early)
-			SAY("the run stopped after %llu of %llu updates, with "
-			    "%zu samples in its load phase; the rule needs "
-			    "%d.", (unsigned long long)in->generated,
-			    (unsigned long long)in->max_updates, v->samples,
-			    VERDICT_MIN_SAMPLES);
-		else
-			SAY("only %zu samples in the load phase (%.1f to %.1f "
-			    "s); the rule needs %d.", v->samples, v->from_s,
-			    v->to_s, VERDICT_MIN_SAMPLES);
 	} else
 		return false;
 	return true;
+}
+
+/* Rule step 5: whether the load was offered as scheduled (the n-th
+ * update is due n x update_time / max_updates s into the load). */
+static bool
+judge_pace(const struct verdict_input *in, struct verdict *v)
+{
+	double took, due, late;
+
+	if (in->load_from_s < 0 || in->update_time <= 0 ||
+	    in->max_updates == 0)
+		return false;
+	took = in->load_to_s - in->load_from_s;
+	due = in->update_time * (double)in->generated /
+	    (double)in->max_updates;
+	late = took - due;
+	if (in->generator_waits > 0) {
+		v->kept_up = 0;
+		v->cause = VERDICT_BY_WAITS;
+		SAY("the generators waited %llu times (%.1f s in all) at the "
+		    "queue's memory bound (queue_memory_max): the storage did "
+		    "not take the load as offered; %llu updates took %.1f s, "
+		    "due in %.1f s.", (unsigned long long)in->generator_waits,
+		    in->generator_wait_s, (unsigned long long)in->generated,
+		    took, due);
+	} else if (late > fmax(VERDICT_LATE_SHARE * due, VERDICT_LATE_MIN_S)) {
+		v->kept_up = in->no_queue ? 0 : -1;
+		v->cause = in->no_queue ? VERDICT_BY_BEHIND :
+		    VERDICT_BY_GENERATORS;
+		if (in->no_queue)
+			SAY("the generators write directly (use_queue false) "
+			    "and fell %.0f %% behind: %llu updates took %.1f "
+			    "s, due in %.1f s; the storage did not take the "
+			    "load as offered.", 100 * late / fmax(due, 1e-9),
+			    (unsigned long long)in->generated, took, due);
+		else
+			SAY("generation fell %.0f %% behind its schedule "
+			    "(%llu updates took %.1f s, due in %.1f s) without "
+			    "waiting at the queue's memory bound: the "
+			    "generators could not offer the load (CPU), so "
+			    "the storage was not tested at this rate; try a "
+			    "lower one.", 100 * late / fmax(due, 1e-9),
+			    (unsigned long long)in->generated, took, due);
+	} else
+		return false;
+	return true;
+}
+
+/* Rule step 6: too few samples to judge; false when there are enough. */
+static bool
+judge_samples(const struct verdict_input *in, struct verdict *v)
+{
+	if (v->samples >= VERDICT_MIN_SAMPLES)
+		return false;
+	v->kept_up = -1;
+	v->cause = VERDICT_BY_FEW_SAMPLES;
+	if (in->load_from_s < 0)
+		SAY("the load %s.", in->stopped_early ? "never started" :
+		    "has not started yet");
+	else if (in->stopped_early)
+		SAY("the run stopped after %llu of %llu updates, with %zu "
+		    "samples in its load phase; the rule needs %d.",
+		    (unsigned long long)in->generated,
+		    (unsigned long long)in->max_updates, v->samples,
+		    VERDICT_MIN_SAMPLES);
+	else
+		SAY("only %zu samples in the load phase (%.1f to %.1f s); the "
+		    "rule needs %d.", v->samples, v->from_s, v->to_s,
+		    VERDICT_MIN_SAMPLES);
+	return true;
+}
+
+/* Rule step 7 without a queue: the pace was kept (step 5 passed). */
+static void
+judge_direct(const struct verdict_input *in, struct verdict *v)
+{
+	v->kept_up = 1;
+	v->cause = VERDICT_BY_PACE_KEPT;
+	SAY("the generators write directly (use_queue false), so there is no "
+	    "queue to judge; they kept their schedule: %llu updates in %.1f "
+	    "s, due in %.1f s.", (unsigned long long)in->generated,
+	    in->load_to_s - in->load_from_s, in->update_time *
+	    (double)in->generated / (double)in->max_updates);
 }
 
 static void
@@ -196,8 +278,9 @@ add_warnings(const struct verdict_input *in, struct verdict *v)
 	if (in->sync_none && in->run_bytes > 0 && in->mem_available > 0 &&
 	    in->run_bytes <= in->mem_available)
 		v->warnings |= 1u << VERDICT_W_PAGE_CACHE;
-	/* a rare stall of this machine is no queue */
-	if (v->load_samples > 0 &&
+	/* a rare stall of this machine is no queue; without a queue the
+	 * reason says why it is empty */
+	if (!in->no_queue && v->load_samples > 0 &&
 	    (double)v->queued <= VERDICT_NO_QUEUE_SHARE * (double)v->load_samples)
 		v->warnings |= 1u << VERDICT_W_NO_QUEUE;
 }
@@ -215,7 +298,11 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 	    VERDICT_FILES_SHARE * (double)in->files),
 	    VERDICT_RATE_SHARE * in->offered_per_s * 3600);
 	measure(in, v);
-	if (!judge_counts(in, v))
+	if (judge_counts(in, v) || judge_pace(in, v) || judge_samples(in, v))
+		;
+	else if (in->no_queue)
+		judge_direct(in, v);
+	else
 		judge_trend(v);
 	if (in->stopped_early && v->cause != VERDICT_BY_FEW_SAMPLES) {
 		size_t len = strlen(v->reason);
@@ -237,10 +324,13 @@ verdict_may_change(const struct verdict *v)
 
 	switch (v->cause) {
 	case VERDICT_BY_FAILED:
+	case VERDICT_BY_REFUSED:
 	case VERDICT_BY_FLAT_OUT:
 	case VERDICT_BY_DROPPED:
+	case VERDICT_BY_WAITS:
 		return false;
 	case VERDICT_BY_LATENCY:
+	case VERDICT_BY_PACE_KEPT:
 		return !long_enough;
 	case VERDICT_BY_TREND_UP:
 		return !(long_enough && lo >= 2 * v->threshold);

@@ -6,25 +6,38 @@
  * rule in words; the constants below are its thresholds.
  *
  * The rule, in order (the first that applies decides):
- *  1. failed > 0 (update values or creates that failed): fell behind.
+ *  1. failed > 0 (update values or creates that failed): fell behind;
+ *     cannot tell when every error is of kind denied (a setup problem).
  *  2. update_time 0 (flat out): cannot tell.
  *  3. dropped > 0 (refused at a high-water mark): fell behind.
  *  4. enqueue_to_persist p99 > latency bound: fell behind.
- *  5. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
+ *  5. the pace: generator_waits > 0 (held at queue_memory_max): fell
+ *     behind; else generation later than update_time x generated /
+ *     max_updates by over VERDICT_LATE_SHARE (and VERDICT_LATE_MIN_S):
+ *     without a queue (use_queue false) fell behind, with one cannot
+ *     tell (the generators, not the storage, missed the rate: CPU).
+ *  6. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
  *     load's start plus a settle of VERDICT_SETTLE of its length, to the
  *     end of generation; the drain is not in it): cannot tell.
- *  6. the trend: the samples of the load phase cut into VERDICT_BATCHES
- *     consecutive groups of (nearly) equal count, each averaged (elapsed
+ *  7. use_queue false: kept up (the pace was kept).  Else the trend:
+ *     the samples of the load phase cut into VERDICT_BATCHES consecutive
+ *     groups of (nearly) equal count, each averaged (elapsed
  *     s, significant_ops_pending), a least-squares line through those
  *     means.  Batch means make the standard error honest for the
  *     strongly autocorrelated samples of a queue, as long as a group is
- *     longer than the queue's cycles.  The 95 % interval is slope +/-
- *     VERDICT_T x stderr (Student t, VERDICT_BATCHES - 2 degrees of
- *     freedom).  The threshold of a material backlog is
- *     max(VERDICT_FLOOR, VERDICT_FILES_SHARE x files, VERDICT_RATE_SHARE
- *     x the updates offered in an hour) values in one hour:
+ *     longer than the queue's cycles.  Groups are of equal count, not
+ *     of equal time: once the sampler thins its older half (past
+ *     SAMPLER_KEEP samples) the older groups span more time; the fit of
+ *     a steady trend is still unbiased, only its weight leans to the
+ *     recent samples, and samples.csv (thinned alike) checks by hand.
+ *     The 95 % interval is slope +/- VERDICT_T x stderr (Student t,
+ *     VERDICT_BATCHES - 2 degrees of freedom).  The threshold of a
+ *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x
+ *     files, VERDICT_RATE_SHARE x the updates offered in an hour)
+ *     values in one hour:
  *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
- *     it: kept up; else cannot tell (the interval straddles it).
+ *     it: kept up ("grew by" when the lower bound is over 0, else
+ *     "stayed bounded"); else cannot tell (the interval straddles it).
  *
  * Early answers (the capacity search): call verdict_compute on the
  * samples so far at any time; verdict_settled tells whether more samples
@@ -49,6 +62,10 @@
 /* of the updates offered in 1 h: a backlog that small waits 36 s of
  * the load's own time after an hour, far inside an RRD step */
 #define VERDICT_RATE_SHARE	0.01
+/* generation this share of its schedule late (and VERDICT_LATE_MIN_S
+ * at least, for the first seconds of a live verdict) is behind */
+#define VERDICT_LATE_SHARE	0.05
+#define VERDICT_LATE_MIN_S	0.5
 /* no_queue: at most this share of the load phase's samples over 1 */
 #define VERDICT_NO_QUEUE_SHARE	0.05
 
@@ -70,6 +87,12 @@ struct verdict_input {
 	uint64_t	 generated, max_updates;	/* for its reason */
 	double		 offered_per_s;		/* paced rate; 0 flat out */
 	bool		 flat_out;		/* update_time 0 */
+	/* the pace: generation's schedule and what held it back */
+	double		 update_time;		/* s; 0: no schedule to keep */
+	bool		 no_queue;		/* use_queue false: direct writes */
+	uint64_t	 generator_waits;	/* at queue_memory_max */
+	double		 generator_wait_s;	/* summed over generators */
+	uint64_t	 errors, denied;	/* errors, those of kind denied */
 	double		 latency_p99_ms;	/* < 0: nothing written yet */
 	double		 latency_bound_ms;
 	/* warnings */
@@ -82,10 +105,15 @@ struct verdict_input {
 /* Why kept_up is what it is. */
 enum verdict_cause {
 	VERDICT_BY_FAILED,
+	VERDICT_BY_REFUSED,		/* failed, all denied: cannot tell */
 	VERDICT_BY_FLAT_OUT,
 	VERDICT_BY_DROPPED,
 	VERDICT_BY_LATENCY,
+	VERDICT_BY_WAITS,		/* generators held at the bound */
+	VERDICT_BY_BEHIND,		/* direct writes off their pace */
+	VERDICT_BY_GENERATORS,		/* generators off their pace */
 	VERDICT_BY_FEW_SAMPLES,
+	VERDICT_BY_PACE_KEPT,		/* no queue, the pace kept: kept up */
 	VERDICT_BY_TREND_UP,		/* fell behind */
 	VERDICT_BY_TREND_BOUNDED,	/* kept up */
 	VERDICT_BY_TREND_UNSURE,	/* cannot tell */

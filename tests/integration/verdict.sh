@@ -32,7 +32,7 @@ figures() {
 	log "$1: kept_up $(jq -c .verdict.kept_up <<<"$2"), slope \
 $(jq .verdict.slope_per_s <<<"$2") +/- $(jq .verdict.slope_stderr <<<"$2") \
 values/s over $(jq .verdict.load_phase.samples <<<"$2") samples; \
-warnings: $(codes "$2")"
+warnings: $(codes "$2"); $(jq -r .verdict.reason <<<"$2")"
 }
 
 # A queue of ~100 that stays: 2,000 updates/s over 100 files, each file
@@ -115,4 +115,14 @@ assert_eq "$(jq -r '.runs[4].warnings' <<<"$r")" 3 "runs: run 5's warnings"
 jq 'del(.verdict, .warnings)' <<<"$rep" >"$T/old.json"
 ctl report "$T/old.json" | grep -q '^Verdict: no verdict (recorded by an older stressd)$' ||
     fail "an old record's verdict line"
+# Direct writes (no queue) at 1 ms each from one generator: 3,000
+# updates due in 1.5 s take 3 s and more, so the load was not taken as
+# offered; the empty queue earns no no_queue warning (none is used).
+rep=$(run --dir "$T/d" --files 10 --max-updates 3000 --update-time 1.5 \
+    --use-queue=false)
+figures direct "$rep"
+assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" false "direct writes off pace"
+jq -r .verdict.reason <<<"$rep" | grep -q 'use_queue false' ||
+    fail "reason of a late direct run: $(jq -r .verdict.reason <<<"$rep")"
+! has "$rep" no_queue || fail "no_queue warning without a queue"
 log "ok: verdicts and warnings in records, stats and report"

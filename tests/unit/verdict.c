@@ -37,9 +37,13 @@ series(struct verdict_input *in, size_t n, double dt,
 	in->latency_bound_ms = 300000;
 	in->sample_interval = dt;
 	in->max_updates = in->generated = 1000;
+	/* generation kept its schedule */
+	in->update_time = in->load_to_s;
 }
 
 static double flat(double t, size_t i) { (void)t; (void)i; return 5; }
+static double zero(double t, size_t i) { (void)t; (void)i; return 0; }
+static double g45(double t, size_t i) { (void)i; return 45 * t; }
 static double grow(double t, size_t i) { (void)i; return 10 * t; }
 static double line(double t, size_t i) { (void)i; return 2 + 0.5 * t; }
 static double low(double t, size_t i) { (void)t; return (double)(i % 2); }
@@ -204,6 +208,7 @@ test_too_short(void **state)
 	/* a run that ended early says so */
 	in.stopped_early = true;
 	in.generated = 100;
+	in.update_time = in.load_to_s * 10;	/* stopped on schedule */
 	verdict_compute(&in, &v);
 	assert_non_null(strstr(v.reason, "stopped after 100 of 1000"));
 }
@@ -274,6 +279,7 @@ test_counts(void **state)
 	/* stopped early, with enough samples: the trend, and the stop */
 	in.stopped_early = true;
 	in.generated = 400;
+	in.update_time = in.load_to_s * 2.5;
 	verdict_compute(&in, &v);
 	assert_int_equal(v.kept_up, 1);
 	assert_non_null(strstr(v.reason, "stopped early, after 400 of 1000"));
@@ -352,6 +358,150 @@ test_warnings(void **state)
 	    "page_cache");
 }
 
+/* A paced run of 40,000 updates/s over 30 s whose load phase took
+ * 38.7 s (the review's repro): the offered load was not taken. */
+static void
+test_pace(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 388, 0.1, flat);
+	in.files = 20000;
+	in.update_time = 30;
+	in.max_updates = in.generated = 1200000;
+	in.offered_per_s = 40000;
+	in.generator_waits = 77710;
+	in.generator_wait_s = 8.5;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_WAITS);
+	assert_non_null(strstr(v.reason, "77710"));
+	assert_non_null(strstr(v.reason, "queue_memory_max"));
+	assert_false(verdict_may_change(&v));
+	/* late without a wait at the bound: the generators' own pace */
+	in.generator_waits = 0;
+	in.generator_wait_s = 0;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_GENERATORS);
+	assert_non_null(strstr(v.reason, "38.7 s"));
+	assert_non_null(strstr(v.reason, "30.0 s"));
+	/* a wait at the bound is behind even when the pace was nearly kept */
+	in.load_to_s = 31.2;	/* 4 % late */
+	in.generator_waits = 1;
+	in.generator_wait_s = 0.01;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_WAITS);
+	in.generator_waits = 0;
+	in.generator_wait_s = 0;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	/* live, half-way: judged on the schedule of what was generated */
+	in.load_to_s = 15.3;
+	in.generated = 600000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	in.load_to_s = 16;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.cause, VERDICT_BY_GENERATORS);
+	/* the first second of a live verdict: 0.2 s late is no verdict */
+	in.load_to_s = 0.7;
+	in.generated = 20000;
+	verdict_compute(&in, &v);
+	assert_int_not_equal(v.cause, VERDICT_BY_GENERATORS);
+}
+
+/* use_queue false: generators write directly, 40,000/s planned over
+ * 5 s took 42 s; there is no queue to warn about. */
+static void
+test_direct(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 421, 0.1, zero);
+	in.no_queue = true;
+	in.update_time = 5;
+	in.max_updates = in.generated = 200000;
+	in.offered_per_s = 40000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_BEHIND);
+	assert_non_null(strstr(v.reason, "42.0 s"));
+	assert_false(v.warnings & (1u << VERDICT_W_NO_QUEUE));
+	assert_true(verdict_may_change(&v));
+	/* on its pace: kept up, by the pace, not by a queue never used */
+	in.update_time = 42;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_int_equal(v.cause, VERDICT_BY_PACE_KEPT);
+	assert_null(strstr(v.reason, "bounded"));
+	assert_int_equal(v.warnings, 0);
+}
+
+/* The order of the rule holds: flat out decides before drops. */
+static void
+test_flat_out_drops(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, grow);
+	in.flat_out = true;
+	in.update_time = 0;
+	in.dropped = 5;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.cause, VERDICT_BY_FLAT_OUT);
+	assert_int_equal(v.kept_up, -1);
+}
+
+/* 45 values/s more pending at 5,000/s offered is under 1 % of the hour's
+ * load: kept up, but the queue grew and the reason says so. */
+static void
+test_growth_wording(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, g45);
+	in.offered_per_s = 5000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_null(strstr(v.reason, "stayed bounded"));
+	assert_non_null(strstr(v.reason, "grew by 45.00 values/s"));
+	assert_non_null(strstr(v.reason,
+	    "under the material backlog of 180000 in 1 h"));
+}
+
+/* Refused paths are the setup's fault, not the storage's. */
+static void
+test_denied(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 300, 1, flat);
+	in.failed = in.errors = in.denied = 3;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_REFUSED);
+	assert_null(strstr(v.reason, "did not take the load"));
+	assert_non_null(strstr(v.reason, "setup"));
+	assert_non_null(strstr(v.reason, "denied"));
+	/* one other error: the storage failed too */
+	in.errors = 4;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_FAILED);
+}
+
 int
 main(void)
 {
@@ -366,6 +516,11 @@ main(void)
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_pace),
+		cmocka_unit_test(test_direct),
+		cmocka_unit_test(test_flat_out_drops),
+		cmocka_unit_test(test_growth_wording),
+		cmocka_unit_test(test_denied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
