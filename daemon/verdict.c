@@ -132,6 +132,12 @@ judge_trend(struct verdict *v)
 		    "interval %s to %s) from %.1f to %.1f s, under the material "
 		    "backlog of %.0f in 1 h: at most %.0f more pending in 1 h.",
 		    s, l, h, v->from_s, v->to_s, v->threshold, hi);
+	} else if (hi < 0) {
+		/* surely shrinking: the queue of the settle draining */
+		v->cause = VERDICT_BY_TREND_BOUNDED;
+		SAY("significant_ops_pending shrank from %.1f to %.1f s: trend "
+		    "%s values/s (95 %% interval %s to %s), at least %.0f fewer "
+		    "pending in 1 h.", v->from_s, v->to_s, s, l, h, -hi);
 	} else if (hi < v->threshold) {
 		v->cause = VERDICT_BY_TREND_BOUNDED;
 		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "

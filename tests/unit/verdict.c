@@ -44,6 +44,7 @@ series(struct verdict_input *in, size_t n, double dt,
 static double flat(double t, size_t i) { (void)t; (void)i; return 5; }
 static double zero(double t, size_t i) { (void)t; (void)i; return 0; }
 static double g45(double t, size_t i) { (void)i; return 45 * t; }
+static double drain(double t, size_t i) { (void)i; return 20000 - 45 * t; }
 static double grow(double t, size_t i) { (void)i; return 10 * t; }
 static double line(double t, size_t i) { (void)i; return 2 + 0.5 * t; }
 static double low(double t, size_t i) { (void)t; return (double)(i % 2); }
@@ -477,6 +478,12 @@ test_growth_wording(void **state)
 	assert_non_null(strstr(v.reason, "grew by 45.00 values/s"));
 	assert_non_null(strstr(v.reason,
 	    "under the material backlog of 180000 in 1 h"));
+	/* a queue surely shrinking: no "at most -N more" */
+	series(&in, 300, 1, drain);
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_non_null(strstr(v.reason, "shrank"));
+	assert_null(strstr(v.reason, "at most -"));
 }
 
 /* Refused paths are the setup's fault, not the storage's. */
