@@ -139,14 +139,7 @@ graph_int_axis(struct graph_args *a, double max)
 char *
 graph_record_path(const char *run)
 {
-	struct stat st;
-
-	if (!records_is_path(run))
-		return NULL;
-	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode))
-		return output_xprintf("%s%sreport.json", run,
-		    run[strlen(run) - 1] == '/' ? "" : "/");
-	return output_xprintf("%s", run);
+	return records_file_path(run);
 }
 
 /* Write the image next to path and rename it into place, so a failed

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -129,6 +130,19 @@ fail:
 	return NULL;
 }
 
+char *
+records_file_path(const char *run)
+{
+	struct stat st;
+
+	if (!records_is_path(run))
+		return NULL;
+	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode))
+		return output_xprintf("%s%sreport.json", run,
+		    run[strlen(run) - 1] == '/' ? "" : "/");
+	return output_xprintf("%s", run);
+}
+
 /* A report.json file, checked to be a stressd record. */
 static json_object *
 load_file(const struct records_ctx *ctx, const char *path, int *rc)
@@ -183,8 +197,14 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
 {
 	json_object *args, *rep;
 
-	if (run != NULL && records_is_path(run))
-		return load_file(ctx, run, rc);
+	if (run != NULL && records_is_path(run)) {
+		/* a copied run directory stands for its report.json */
+		char *path = records_file_path(run);
+
+		rep = load_file(ctx, path, rc);
+		free(path);
+		return rep;
+	}
 	args = output_nomem(json_object_new_object());
 	if (run != NULL)
 		json_object_object_add(args, "run", json_object_new_int64(
@@ -212,15 +232,17 @@ records_file(const char *run, json_object *rep, const char *key,
     const char *name)
 {
 	const char *named = jpath_str(jpath(rep, "files"), key), *base, *slash;
-	char *beside;
+	char *beside, *path;
 
 	if (run == NULL || !records_is_path(run))
 		return named != NULL ? output_xprintf("%s", named) : NULL;
 	if (named != NULL && (base = strrchr(named, '/')) != NULL)
 		name = base + 1;
-	slash = strrchr(run, '/');
+	path = records_file_path(run);	/* a run dir: its report.json */
+	slash = strrchr(path, '/');
 	beside = slash != NULL ? output_xprintf("%.*s/%s",
-	    (int)(slash - run), run, name) : output_xprintf("%s", name);
+	    (int)(slash - path), path, name) : output_xprintf("%s", name);
+	free(path);
 	if (named == NULL || access(beside, F_OK) == 0)
 		return beside;
 	free(beside);

@@ -80,6 +80,10 @@ bool	 records_state_ended(const char *state);
  * indent; nothing for another run. */
 void	 records_print_recount(json_object *rep, int indent);
 
+/* The report.json a path operand names (a run directory stands for its
+ * report.json); NULL for a run id.  A malloc'd string. */
+char	*records_file_path(const char *run);
+
 /* "value: count" lines of a histogram (report.json's [{value, [upper,]
  * count}]) with a bar of '#' proportional to the count; more than
  * RECORDS_HIST_ROWS values are shown in ranges of one width. */

@@ -68,8 +68,6 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	in->stopped_early = (r->stop_requested || r->failed ||
 	    !run_active(r)) && generated < r->p.max_updates;
 	in->flat_out = r->p.update_time <= 0;
-	in->offered_per_s = in->flat_out ? 0 :
-	    (double)r->p.max_updates / r->p.update_time;
 	in->update_time = r->p.update_time;
 	in->no_queue = !r->p.use_queue;
 	in->generator_waits = c->generator_waits;
@@ -130,7 +128,8 @@ report_input_of(struct run *r, struct report_input *in,
 	in->sampler = &r->sampler;
 	in->enqueue_to_persist = r->lat.e2p_copy;
 	in->update_call = r->lat.call_copy;
-	in->fdatasync = r->lat.fsync_copy;
+	/* null without sync=data: no fdatasync was timed, none is 0 ms */
+	in->fdatasync = r->p.sync == KNOBS_SYNC_DATA ? r->lat.fsync_copy : NULL;
 	in->mount = r->have_mount ? &r->mount : NULL;
 	in->cold_cache = r->have_cold ? &r->cold : NULL;
 	in->errors = msgs;

@@ -300,9 +300,8 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 	v->stopped_early = in->stopped_early;
 	v->latency_p99_ms = in->latency_p99_ms;
 	v->latency_bound_ms = in->latency_bound_ms;
-	v->threshold = fmax(fmax(VERDICT_FLOOR,
-	    VERDICT_FILES_SHARE * (double)in->files),
-	    VERDICT_RATE_SHARE * in->offered_per_s * 3600);
+	v->threshold = fmax(VERDICT_FLOOR,
+	    VERDICT_FILES_SHARE * (double)in->files);
 	measure(in, v);
 	if (judge_counts(in, v) || judge_pace(in, v) || judge_samples(in, v))
 		;
@@ -418,8 +417,8 @@ warning_text(enum verdict_warning w, const struct verdict *v,
 		snprintf(buf, len, "update_time 0 ran the generators flat out: "
 		    "the queue shows how fast they fill it, not how fast the "
 		    "storage writes; run paced (update_time > 0) at the rate "
-		    "to judge, or let the capacity search find the highest "
-		    "rate the storage sustains.");
+		    "to judge, and at a few rates around it to find the "
+		    "highest the storage sustains.");
 		break;
 	case VERDICT_W_PAGE_CACHE:
 		snprintf(buf, len, "The run's files (%.1f MiB) fit in the free "

@@ -33,8 +33,8 @@
  *     The 95 % interval is slope +/- VERDICT_T x stderr (Student t,
  *     VERDICT_BATCHES - 2 degrees of freedom).  The threshold of a
  *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x
- *     files, VERDICT_RATE_SHARE x the updates offered in an hour)
- *     values in one hour:
+ *     files) values in one hour (no share of the offered rate: that
+ *     called a short run's queue growing 9 values/s "kept up"):
  *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
  *     it: kept up ("grew by" when the lower bound is over 0, else
  *     "stayed bounded"); else cannot tell (the interval straddles it).
@@ -59,9 +59,6 @@
 #define VERDICT_MIN_INTERVAL	0.1	/* the sample_interval knob's least */
 #define VERDICT_FLOOR		1000.0	/* values in 1 h */
 #define VERDICT_FILES_SHARE	0.10	/* of files, values in 1 h */
-/* of the updates offered in 1 h: a backlog that small waits 36 s of
- * the load's own time after an hour, far inside an RRD step */
-#define VERDICT_RATE_SHARE	0.01
 /* generation this share of its schedule late (and VERDICT_LATE_MIN_S
  * at least, for the first seconds of a live verdict) is behind */
 #define VERDICT_LATE_SHARE	0.05
@@ -85,7 +82,6 @@ struct verdict_input {
 	uint64_t	 dropped, failed;
 	bool		 stopped_early;		/* ended before max_updates */
 	uint64_t	 generated, max_updates;	/* for its reason */
-	double		 offered_per_s;		/* paced rate; 0 flat out */
 	bool		 flat_out;		/* update_time 0 */
 	/* the pace: generation's schedule and what held it back */
 	double		 update_time;		/* s; 0: no schedule to keep */

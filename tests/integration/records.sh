@@ -61,4 +61,14 @@ if command -v file >/dev/null; then
 fi
 rc=0; ctl graph 2 -o /nonexistent/dir/g.png >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 1 "graph to an unwritable path"
+# A copied run directory stands for its report.json in report and compare
+# too, as in graph (it was "cannot read DIR/: Input/output error").
+cp -r "$STATE/runs/2" "$T/rundir"
+out=$("$STRESSCTL" --socket /nonexistent report "$T/rundir/") ||
+    fail "report of a run directory: $out"
+grep -q '^Run 2' <<<"$out" || fail "report of a run directory: $out"
+(cd "$T" && "$STRESSCTL" --socket /nonexistent report --csv ./rundir) |
+    head -n 1 | grep -q '^elapsed_s,' || fail "report --csv of ./rundir"
+"$STRESSCTL" --socket /nonexistent compare "$T/rundir" "$T/copy/report.json" \
+    >/dev/null || fail "compare of a run directory"
 log "ok: runs, report, compare, watch and graph"
