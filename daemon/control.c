@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "log.h"
 #include "proto.h"
 #include "request.h"
+#include "util.h"
 
 struct control_conn {
 	struct bufferevent	*bev;
@@ -205,13 +207,36 @@ control_fail_deferred(enum control_wait what, const char *code,
 	answer_deferred(what, NULL, code, field, message);
 }
 
+/* A refusal is logged at most once every DENIED_LOG_S, with the count
+ * since: a read-only client pipelining starts must not fill the disk. */
+#define DENIED_LOG_S	10.0
+
+static void
+log_denied(const struct control_conn *c, const char *cmd)
+{
+	static double logged_at = -DENIED_LOG_S;
+	static uint64_t unlogged;
+	double now = util_now();
+
+	if (now - logged_at < DENIED_LOG_S) {
+		unlogged++;
+		return;
+	}
+	log_warnx("%s from uid %ld pid %ld denied: neither root nor in group "
+	    "%s", cmd, (long)c->uid, (long)c->pid, have_ctl_gid ? ctl_group :
+	    "(none)");
+	if (unlogged > 0)
+		log_warnx("%ju more requests denied in the %g s before, not "
+		    "logged one by one", (uintmax_t)unlogged, DENIED_LOG_S);
+	logged_at = now;
+	unlogged = 0;
+}
+
 bool
 control_admit_change(struct control_conn *c, json_object *id, const char *cmd)
 {
 	if (!c->may_change) {
-		log_warnx("%s from uid %ld pid %ld denied: neither root nor "
-		    "in group %s", cmd, (long)c->uid, (long)c->pid,
-		    have_ctl_gid ? ctl_group : "(none)");
+		log_denied(c, cmd);
 		control_reply_error(c, id, PROTO_ERR_DENIED, "cmd",
 		    "'%s' changes the daemon's state: uid %ld is neither root "
 		    "nor a member of the control socket's group%s%s%s",

@@ -77,8 +77,20 @@ r=$(printf '{"cmd":"stop","args":{"drain":false},"id":7}\n' |
     socat -t 5 - "UNIX-CONNECT:$SOCK")
 assert_eq "$(jget "$r" error.code)" denied "raw stop by an outsider: code"
 assert_eq "$(jget "$r" id)" 7 "raw stop by an outsider: id echoed"
-grep -q 'stop from uid 65534 pid [0-9]* denied' "$DLOG" ||
+grep -qE '(start|stop) from uid 65534 pid [0-9]* denied' "$DLOG" ||
     fail "the denial is not logged with uid and pid"
+# A read-only client pipelining refused starts cannot fill the disk: one
+# line per 10 s at most, with the count of the rest (it was one line a
+# request, ~13 MB/s).
+before=$(grep -c 'denied' "$DLOG" || true)
+for _ in $(seq 2000); do
+	printf '{"cmd":"start","args":{"dir":"%s/y"}}\n' "$A"
+done | setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    socat -t 10 - "UNIX-CONNECT:$SOCK" >"$T/flood.out"
+assert_eq "$(grep -c '"denied"' "$T/flood.out" || true)" 2000 \
+    "2000 pipelined starts by an outsider: each answered denied"
+after=$(grep -c 'denied' "$DLOG" || true)
+assert_num "$((after - before))" '<=' 1 "log lines for 2000 denied starts"
 [ ! -e "$A/x" ] || fail "a denied start created its directory"
 # The run went on untouched, and root still drives it.
 s=$(ctlj stats)
