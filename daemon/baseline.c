@@ -36,7 +36,9 @@ baseline_open(const char *run_dir, uint64_t files, char *err, size_t errlen)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", run_dir, BASELINE_FILE);
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	/* O_NONBLOCK: a FIFO planted there must not hang the start */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "no baseline (%s: %s; an older stressd, "
 		    "or the daemon was gone before writing it)",
 		    BASELINE_FILE, strerror(errno));

@@ -309,12 +309,20 @@ static void
 log_line(const char *state_dir, unsigned id, const char *reason)
 {
 	char path[4300];
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/runs/%u/stress.log", state_dir, id);
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
+	/* O_NONBLOCK: a FIFO there fails (ENXIO) instead of hanging */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1) {
 		log_warn("run %u: %s", id, path);
+		return;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		log_warnx("run %u: %s is no regular file; no last line written",
+		    id, path);
+		close(fd);
 		return;
 	}
 	if (dprintf(fd, "# run %u interrupted: %s\n", id, reason) < 0)

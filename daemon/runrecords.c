@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -127,9 +128,20 @@ json_object *
 runrecords_load(const char *state_dir, unsigned id)
 {
 	char path[4300];
+	struct stat st;
+	json_object *rep = NULL;
+	int fd;
 
 	record_path(path, sizeof(path), state_dir, id);
-	return json_object_from_file(path);
+	/* A regular file only: a FIFO planted as a record must not hang
+	 * the daemon (O_NONBLOCK), nor a link lead elsewhere. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		rep = json_object_from_fd(fd);
+	close(fd);
+	return rep;
 }
 
 static int
