@@ -114,6 +114,9 @@ left_out_why(json_object *rep)
 		return "not done";
 	if (!jpath_num(rep, RANK_METRIC, &x))
 		return "no queue average";
+	/* json-c takes NaN and Infinity: a copied record's, no average */
+	if (!isfinite(x) || x < 0)
+		return "no usable queue average";
 	/* Flat out, the queue shows the generators' speed; with no or few
 	 * samples the average is 0 or a guess, and would win. */
 	if (jpath_num(rep, "samples", &x) && x == 0)

@@ -161,6 +161,35 @@ test_left_out(void **state)
 	json_object_put(r);
 }
 
+/* NaN and infinite averages (json-c takes them from a copied record)
+ * are no average: left out, never first. */
+static void
+test_not_finite(void **state)
+{
+	json_object *reps[6], *r, *c;
+	char *cand[6] = { "nan", "b", "nan", "b", "nan", "b" };
+	double x, odd[3] = { NAN, INFINITY, -INFINITY };
+
+	(void)state;
+	for (int i = 0; i < 6; i += 2) {
+		reps[i] = rec_w(i + 1, 0, "true", 50, NULL);
+		json_object_object_add(jpath(reps[i],
+		    "queue_depth.significant_ops_pending"), "average",
+		    json_object_new_double(odd[i / 2]));
+	}
+	for (int i = 1; i < 6; i += 2)
+		reps[i] = rec_w(i + 1, 1 + i / 10.0, "true", 50, NULL);
+	r = rank_build(reps, cand, 6);
+	c = cand_of(r, 0);
+	assert_string_equal(jpath_str(c, "label"), "b");
+	c = cand_of(r, 1);
+	assert_true(jpath_num(c, "n", &x) && x == 0);
+	assert_non_null(strstr(jpath_str(r, "left_out"),
+	    "no usable queue average"));
+	put_all(reps, 6);
+	json_object_put(r);
+}
+
 /* A 10 +- 0.1, B 20 +- 20, C 30 +- 0.1: A beats C, B does not. */
 static void
 test_ties_claim(void **state)
@@ -230,6 +259,7 @@ main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_verdict_first),
 		cmocka_unit_test(test_left_out),
+		cmocka_unit_test(test_not_finite),
 		cmocka_unit_test(test_ties_claim),
 	};
 
