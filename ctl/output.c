@@ -454,6 +454,11 @@ runs_row(struct columns *t, json_object *r)
 			columns_add(t, "%s", runs_word(r, k));
 			continue;
 		}
+		/* An interrupted run: what its files hold, not the count of
+		 * its last checkpoint (up to 10 s short). */
+		if (strcmp(k, "updates_completed") == 0 && json_object_is_type(
+		    kv_get(r, "updates_on_disk", NULL), json_type_int))
+			k = "updates_on_disk";
 		cell = strcmp(k, "updates/s") == 0 ? runs_pace(r) :
 		    strcmp(k, "verdict") == 0 ? runs_verdict(r) :
 		    runs_cell(r, k, keys[i][1]);

@@ -41,10 +41,16 @@ run_state_name(enum run_state s)
 static void
 set_phase(struct run *r, enum run_state s)
 {
-	if (r->state != s)
+	bool changed = r->state != s;
+
+	if (changed)
 		log_debug("run %u: phase %s -> %s", r->id,
 		    run_state_name(r->state), run_state_name(s));
 	r->state = s;
+	/* A checkpoint at each change while active, so a crash's record
+	 * names the phase it came in (finish writes the final one). */
+	if (changed && r->launched && run_active(r))
+		runview_write_report(r);
 }
 
 /* ------------------------------------------------------------ hooks */

@@ -197,6 +197,8 @@ runrecords_summary(json_object *rep)
 		{ "dir", "target", "dir" }, { "fs_type", "target", "fs_type" },
 		{ "mount_options", "target", "mount_options" },
 		{ "updates_completed", "counters", "updates_completed" },
+		/* an interrupted run's updates as recounted from its files */
+		{ "updates_on_disk", "recount", "updates_on_disk" },
 		{ "significant_avg", "queue_depth", "significant_ops_pending" },
 		{ "report", "files", "report" },
 		{ "sweep_id", "params", "sweep_id" },

@@ -87,6 +87,9 @@ assert_eq "$(jget "$(rec 1)" recount.creates_on_disk)" "$FILES" \
 log "recovered run 1: $(jget "$(rec 1)" recount.seconds) s for $FILES files"
 out=$(ctl runs)
 grep -qE '^ *1 .* interrupted ' <<<"$out" || fail "runs: run 1: $out"
+# its UPDATES: what the files hold, not the checkpoint's count
+grep -qE "^ *1 .* interrupted +$disk1 " <<<"$out" ||
+    fail "runs: run 1's updates are not the $disk1 recounted: $out"
 out=$(ctl report 1)
 assert_contains "$(head -n 1 <<<"$out")" "Run 1: interrupted" "report 1"
 case $out in *"still running"*) fail "report 1 says still running" ;; esac
@@ -131,3 +134,24 @@ out=$(start_run --dir "$T/next" --files 10 --max-updates 100 --update-time 0 \
     --rra "$RRA")
 assert_eq "$(jget "$out" run_id)" 3 "the next run's id"
 assert_eq "$(jget "$(wait_run)" state)" "done" "the next run"
+
+# ---- 3. kill -9 while draining: the record says draining, not the state
+# of the checkpoint before the stop (up to 10 s old: it said running).
+# 500 files, one writer at 20 ms a call: a drain of seconds.
+kill9
+STRESSD_WRAPPER=(env "LD_PRELOAD=$PRELOAD" STRESSD_TEST_SLOW_US=20000)
+start_daemon
+STRESSD_WRAPPER=()
+start_run --dir "$T/drain" --files 500 --threads 2 --write-threads 1 \
+    --max-updates 5000 --update-time 0 --rra "$RRA" >/dev/null
+wait_for_stats '.state == "draining" or .generated >= 5000' 60 >/dev/null
+ctl stop --no-wait >/dev/null
+wait_for_stats '.state == "draining"' 30 >/dev/null
+sleep 0.5
+kill9
+start_daemon
+r=$(rec 4)
+assert_eq "$(jget "$r" interrupted.state)" draining "run 4: interrupted.state"
+assert_contains "$(jget "$r" reason)" "while the run was draining" \
+    "run 4: the reason"
+log "kill -9 while draining: recorded as draining"

@@ -155,7 +155,8 @@ test_summary(void **state)
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), "{\"id\":9,\"state\":\"done\","
 	    "\"started_at\":\"a\",\"ended_at\":null,\"dir\":\"/d\","
 	    "\"fs_type\":\"xfs\",\"mount_options\":null,"
-	    "\"updates_completed\":100,\"significant_avg\":2.5,"
+	    "\"updates_completed\":100,\"updates_on_disk\":null,"
+	    "\"significant_avg\":2.5,"
 	    "\"report\":null,\"sweep_id\":\"s1\",\"files\":20,"
 	    "\"max_updates\":3000,\"update_time\":3,\"sync\":\"data\","
 	    "\"label\":null}");
