@@ -61,15 +61,6 @@ struct watch_now {
 	double		 rate, overall, eta;	/* eta < 0: unknown */
 };
 
-static double
-num_or_zero(json_object *o, const char *path)
-{
-	double d = 0;
-
-	jpath_num(o, path, &d);
-	return d;
-}
-
 /* Fold one stats reply into w and work out the figures to show. */
 static void
 watch_update(struct watch *w, json_object *st, struct watch_now *now)
@@ -79,16 +70,16 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	now->state = jpath_str(st, "state");
 	if (now->state == NULL)
 		now->state = "?";
-	now->run_id = (int64_t)num_or_zero(st, "run_id");
-	now->t = num_or_zero(st, "elapsed_s");
-	now->max = num_or_zero(st, "max_updates");
-	now->completed = num_or_zero(st, "updates_completed");
+	now->run_id = (int64_t)jpath_num0(st, "run_id");
+	now->t = jpath_num0(st, "elapsed_s");
+	now->max = jpath_num0(st, "max_updates");
+	now->completed = jpath_num0(st, "updates_completed");
 	/* Progress counts every update that is finished with, however it
 	 * ended, so a run with drops or failures still reaches 100%. */
-	now->done = now->completed + num_or_zero(st, "updates_failed") +
-	    num_or_zero(st, "dropped") + num_or_zero(st, "discarded");
-	now->sig = num_or_zero(st, "significant_ops_pending");
-	now->total = num_or_zero(st, "total_operations_pending");
+	now->done = now->completed + jpath_num0(st, "updates_failed") +
+	    jpath_num0(st, "dropped") + jpath_num0(st, "discarded");
+	now->sig = jpath_num0(st, "significant_ops_pending");
+	now->total = jpath_num0(st, "total_operations_pending");
 
 	/* A new run: what was seen belongs to the old one. */
 	if (w->seen > 0 && now->run_id != w->run_id) {
@@ -114,7 +105,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 		now->rate = (now->completed - w->prev_done) /
 		    (now->t - w->prev_t);
 	else
-		now->rate = num_or_zero(st, "rates.current_dequeue.total");
+		now->rate = jpath_num0(st, "rates.current_dequeue.total");
 	w->have_prev = true;
 	w->prev_t = now->t;
 	w->prev_done = now->completed;
@@ -124,7 +115,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	 * far, which counts the setup. */
 	if (!jpath_num(st, "update_time", &ut))
 		ut = w->update_time;
-	generated = num_or_zero(st, "generated");
+	generated = jpath_num0(st, "generated");
 	now->eta = headline_eta(now->max, generated, now->done, now->t,
 	    ut > 0 ? ut : 0, generated - now->done, now->rate);
 }

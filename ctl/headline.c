@@ -65,15 +65,6 @@ headline_eta_text(double eta, char *buf, size_t len)
 		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
 }
 
-static double
-num(json_object *o, const char *path)
-{
-	double d = 0;
-
-	jpath_num(o, path, &d);
-	return d;
-}
-
 /* "label  text", text wrapped at spaces under its first column. */
 static void
 line(const char *label, const char *text)
@@ -139,7 +130,7 @@ per_second(double v)
 static char *
 pace_text(json_object *st)
 {
-	double ut, max = num(st, "max_updates");
+	double ut, max = jpath_num0(st, "max_updates");
 	char *pace, *t;
 
 	if (!jpath_num(st, "update_time", &ut))
@@ -155,18 +146,20 @@ pace_text(json_object *st)
 static void
 progress_line(json_object *st, bool ended)
 {
-	double max = num(st, "max_updates"), gen = num(st, "generated");
-	double done = num(st, "updates_completed") +
-	    num(st, "updates_failed") + num(st, "dropped") +
-	    num(st, "discarded");
+	double max = jpath_num0(st, "max_updates");
+	double gen = jpath_num0(st, "generated");
+	double done = jpath_num0(st, "updates_completed") +
+	    jpath_num0(st, "updates_failed") + jpath_num0(st, "dropped") +
+	    jpath_num0(st, "discarded");
 	char eta[32];
 
-	headline_eta_text(headline_eta(max, gen, done, num(st, "elapsed_s"),
-	    num(st, "update_time"), num(st, "total_operations_pending"),
-	    num(st, "rates.current_dequeue.total")), eta, sizeof(eta));
+	headline_eta_text(headline_eta(max, gen, done,
+	    jpath_num0(st, "elapsed_s"), jpath_num0(st, "update_time"),
+	    jpath_num0(st, "total_operations_pending"),
+	    jpath_num0(st, "rates.current_dequeue.total")), eta, sizeof(eta));
 	linef("progress", "%.0f/%.0f generated (%.1f%%), %.0f completed%s%s",
 	    gen, max, max > 0 ? 100 * gen / max : 0,
-	    num(st, "updates_completed"), ended ? "" : ", ETA ",
+	    jpath_num0(st, "updates_completed"), ended ? "" : ", ETA ",
 	    ended ? "" : eta);
 }
 
@@ -180,20 +173,21 @@ queue_lines(json_object *st)
 		{ "total", "total_operations_pending",
 		    "queue_average.total_operations_pending" },
 	};
-	double a, samples = num(st, "queue_average.samples");
+	double a, samples = jpath_num0(st, "queue_average.samples");
 
 	for (size_t i = 0; i < 2; i++) {
 		if (!jpath_num(st, q[i][2], &a)) {
-			linef(q[i][0], "%.0f pending now", num(st, q[i][1]));
+			linef(q[i][0], "%.0f pending now",
+			    jpath_num0(st, q[i][1]));
 			continue;
 		}
 		if (i == 0)
 			linef(q[i][0], "%.0f pending now, %.2f on average",
-			    num(st, q[i][1]), a);
+			    jpath_num0(st, q[i][1]), a);
 		else
 			linef(q[i][0], "%.0f pending now, %.2f on average "
-			    "(%.0f sample%s)", num(st, q[i][1]), a, samples,
-			    samples == 1 ? "" : "s");
+			    "(%.0f sample%s)", jpath_num0(st, q[i][1]), a,
+			    samples, samples == 1 ? "" : "s");
 	}
 }
 
@@ -229,9 +223,9 @@ problem_lines(json_object *st)
 	char *by = kinds_text(jpath(st, "errors_by_kind"));
 
 	linef("problems", "%.0f errors%s; %.0f dropped; %.0f updates, %.0f "
-	    "creates failed", num(st, "errors"), by,
-	    num(st, "dropped"), num(st, "updates_failed"),
-	    num(st, "creates_failed"));
+	    "creates failed", jpath_num0(st, "errors"), by,
+	    jpath_num0(st, "dropped"), jpath_num0(st, "updates_failed"),
+	    jpath_num0(st, "creates_failed"));
 	if (json_object_is_type(msgs, json_type_array))
 		m0 = json_object_array_get_idx(msgs, 0);
 	if (json_object_is_type(m0, json_type_string))
@@ -299,17 +293,17 @@ headline_stats(json_object *st)
 	}
 	ended = records_state_ended(state);
 	pace = pace_text(st);
-	linef("state", "%s (run %.0f, %.1f s%s)", state, num(st, "run_id"),
-	    num(st, "elapsed_s"), pace);
+	linef("state", "%s (run %.0f, %.1f s%s)", state,
+	    jpath_num0(st, "run_id"), jpath_num0(st, "elapsed_s"), pace);
 	free(pace);
 	if ((reason = jpath_str(st, "reason")) != NULL)
 		line("reason", reason);
 	progress_line(st, ended);
 	linef("rates (/s)", "enqueue %.1f (%.1f overall), dequeue %.1f "
-	    "(%.1f overall)", num(st, "rates.current_enqueue.total"),
-	    num(st, "rates.overall_enqueue.total"),
-	    num(st, "rates.current_dequeue.total"),
-	    num(st, "rates.overall_dequeue.total"));
+	    "(%.1f overall)", jpath_num0(st, "rates.current_enqueue.total"),
+	    jpath_num0(st, "rates.overall_enqueue.total"),
+	    jpath_num0(st, "rates.current_dequeue.total"),
+	    jpath_num0(st, "rates.overall_dequeue.total"));
 	queue_lines(st);
 	problem_lines(st);
 	verdict_lines(st, ended);

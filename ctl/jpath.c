@@ -39,6 +39,15 @@ jpath_num(json_object *o, const char *path, double *out)
 	return true;
 }
 
+double
+jpath_num0(json_object *o, const char *path)
+{
+	double d = 0;
+
+	jpath_num(o, path, &d);
+	return d;
+}
+
 /* A string member, or NULL if missing or not a string. */
 const char *
 jpath_str(json_object *o, const char *path)

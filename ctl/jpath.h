@@ -12,6 +12,8 @@
 json_object	*jpath(json_object *o, const char *path);
 /* A number (int or double) at path into *out; false if there is none. */
 bool		 jpath_num(json_object *o, const char *path, double *out);
+/* The number at path, or 0 if there is none. */
+double		 jpath_num0(json_object *o, const char *path);
 /* A string member, or NULL if missing or not a string. */
 const char	*jpath_str(json_object *o, const char *path);
 /* A value as a malloc'd text: numbers with dfmt (integers as integers when
