@@ -265,7 +265,7 @@ graph_print(const struct records_ctx *ctx, const struct graph *g, FILE *out)
 static int
 graph_one(const struct records_ctx *ctx, FILE *out)
 {
-	char *path = ctx->nruns > 0 ? graph_record_path(ctx->runs[0]) : NULL;
+	char *path = ctx->nruns > 0 ? records_file_path(ctx->runs[0]) : NULL;
 	const char *run = path != NULL ? path : ctx->nruns > 0 ?
 	    ctx->runs[0] : NULL;
 	struct graph g = {

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <sys/stat.h>
 
 #include <errno.h>
 #include <math.h>
@@ -134,12 +133,6 @@ graph_int_axis(struct graph_args *a, double max)
 	graph_arg(a, "--left-axis-format=%%.0lf");
 	/* At most GRAPH_INT_TICKS steps, so every tick is labelled. */
 	graph_arg(a, "--y-grid=%.0f:1", step);
-}
-
-char *
-graph_record_path(const char *run)
-{
-	return records_file_path(run);
 }
 
 /* Write the image next to path and rename it into place, so a failed

@@ -41,10 +41,6 @@ double	 graph_nice_ceil(double x);
  * whole-number ticks, no SI prefix ("1k"), so each label is a count. */
 void	 graph_int_axis(struct graph_args *a, double max);
 
-/* A RUN operand as a record path (malloc'd): a run directory (a path
- * with a '/') means its report.json; NULL for a run id. */
-char	*graph_record_path(const char *run);
-
 /*
  * Draw a and write the PNG to ctx->png (through a temporary file renamed
  * into place, so a failure leaves no truncated PNG).  legend, if not

@@ -251,7 +251,7 @@ load_run(struct overlay *ov, struct ov_run *r, int k)
 {
 	int rc;
 
-	r->path = graph_record_path(r->operand);
+	r->path = records_file_path(r->operand);
 	if ((r->rep = records_load(ov->ctx, r->path != NULL ? r->path :
 	    r->operand, &rc)) == NULL)
 		return rc == CTL_EXIT_OK ? CTL_EXIT_ERROR : rc;

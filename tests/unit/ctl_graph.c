@@ -72,31 +72,6 @@ test_nice_ceil(void **state)
 }
 
 static void
-test_record_path(void **state)
-{
-	char dir[32] = "/tmp/ctl_graph.XXXXXX", *p, *want;
-
-	(void)state;
-	assert_null(graph_record_path("12"));
-	p = graph_record_path("copy/report.json");
-	assert_string_equal(p, "copy/report.json");
-	free(p);
-	assert_non_null(mkdtemp(dir));
-	assert_true(asprintf(&want, "%s/report.json", dir) != -1);
-	p = graph_record_path(dir);
-	assert_string_equal(p, want);
-	free(p);
-	/* A trailing '/' gets no second one. */
-	strcat(dir, "/");
-	p = graph_record_path(dir);
-	assert_string_equal(p, want);
-	free(p);
-	free(want);
-	dir[strlen(dir) - 1] = '\0';
-	assert_int_equal(rmdir(dir), 0);
-}
-
-static void
 test_escape(void **state)
 {
 	char *s;
@@ -122,7 +97,6 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int_axis),
 		cmocka_unit_test(test_nice_ceil),
-		cmocka_unit_test(test_record_path),
 		cmocka_unit_test(test_escape),
 	};
 

@@ -173,6 +173,33 @@ teardown(void **state)
 	return rmdir(dir);
 }
 
+/* A path operand names a report.json; a run directory stands for its
+ * report.json; a run id is none. */
+static void
+test_file_path(void **state)
+{
+	char dir[32] = "/tmp/ctl_records.XXXXXX", *p, *want;
+
+	(void)state;
+	assert_null(records_file_path("12"));
+	p = records_file_path("copy/report.json");
+	assert_string_equal(p, "copy/report.json");
+	free(p);
+	assert_non_null(mkdtemp(dir));
+	assert_true(asprintf(&want, "%s/report.json", dir) != -1);
+	p = records_file_path(dir);
+	assert_string_equal(p, want);
+	free(p);
+	/* A trailing '/' gets no second one. */
+	strcat(dir, "/");
+	p = records_file_path(dir);
+	assert_string_equal(p, want);
+	free(p);
+	free(want);
+	dir[strlen(dir) - 1] = '\0';
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Ranges of 1, 2, 5 x 10^k that show a queue's values in at most
  * RECORDS_HIST_ROWS rows; a histogram of 150 values drawn in 15. */
 static void
@@ -227,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_state_ended),
 		cmocka_unit_test(test_hist_ranges),
+		cmocka_unit_test(test_file_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
