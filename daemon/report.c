@@ -235,8 +235,6 @@ report_baseline_json(const struct report_baseline *b)
 	    json_object_new_int64((int64_t)b->files_missing));
 	json_object_object_add(x, "files_refused",
 	    json_object_new_int64((int64_t)b->files_refused));
-	json_object_object_add(x, "last_update_sum",
-	    json_object_new_int64(b->last_update_sum));
 	return x;
 }
 

@@ -27,15 +27,14 @@
 #define REPORT_REFRESH_S	10.0
 
 /*
- * The run's files as setup found them, for a recount after a crash
- * (recover.c): updates landed = (sum of rrd_last over the files found then
- * - last_update_sum - (files found - files_reused) * start) / step.
+ * The run's files as setup found them, counted for the record; each
+ * file's own last update is in baseline.bin (baseline.h), from which a
+ * recount after a crash goes file by file (recover.c).
  */
 struct report_baseline {
 	uint64_t	files_reused;	/* existing files, same layout */
 	uint64_t	files_missing;	/* to be created, at start */
 	uint64_t	files_refused;	/* not regular files: never written */
-	int64_t		last_update_sum;	/* of the reused files */
 };
 
 struct report_input {

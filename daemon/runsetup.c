@@ -181,7 +181,6 @@ found:
 			    "data sources or RRAs) than this run asks for; "
 			    "remove it or use another dir", path);
 		queue_file_init(r->q, n, (int64_t)last, true);
-		r->base.last_update_sum += (int64_t)last;
 		r->base_last[n] = (int64_t)last;
 		reused++;
 	}
