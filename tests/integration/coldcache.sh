@@ -20,8 +20,7 @@
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || skip "no C compiler to build incore"
-cc -O2 -o "$T/incore" "$TOP_SRCDIR/tests/integration/incore.c" ||
-    fail "cannot build incore"
+build_tool incore
 FILES=20
 BIG_RRA='RRA:AVERAGE:0.5:1:20000'	# 160 KiB a file: 40 pages
 

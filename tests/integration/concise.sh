@@ -10,16 +10,6 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
-# run_ctl EXPECTED_RC LABEL ARGS...: stressctl ARGS (no implied socket);
-# stdout+stderr in $out.
-run_ctl() {
-	local want=$1 what=$2 rc=0
-	shift 2
-	out=$(timeout -k 5 "$CTL_TIMEOUT" "$STRESSCTL" "$@" 2>&1) || rc=$?
-	[ "$rc" -eq "$want" ] ||
-	    fail "$what: stressctl $*: exit $rc, expected $want; output: ${out:0:800}"
-}
-
 # at_most N TEXT LABEL: TEXT has at most N lines.
 at_most() {
 	local n

@@ -40,8 +40,7 @@ rc=0
 "$STRESSCTL" --socket "$SOCK" --timeout -1 stats >"$T/out" 2>&1 || rc=$?
 assert_eq "$rc" 2 "--timeout -1: usage error"
 # A full backlog: connect itself blocks, and times out the same way.
-cc -O2 -o "$T/flood" "$TOP_SRCDIR/tests/integration/flood.c" ||
-    fail "cannot build flood.c"
+build_tool flood
 "$T/flood" -u "$SOCK" -n 10000 -o -s 60 >"$T/flood.out" &
 fpid=$!
 HELPER_PIDS+=("$fpid")

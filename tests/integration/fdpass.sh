@@ -127,8 +127,7 @@ assert_contains "$out" update_file "a bad own update_file: the field"
 
 # ---- pipelined: a descriptor goes with its own request line only, and
 # one no request takes is closed
-cc -O2 -o "$T/fdclient" "$TOP_SRCDIR/tests/integration/fdclient.c" ||
-    fail "cannot build fdclient"
+build_tool fdclient
 fd_req() {
 	printf '{"cmd":"start","args":{"dir":"%s","files":10,"zero_files":0,"threads":1,"max_updates":40,"update_time":0,"rras":["%s"],"update_file":"%s","update_fd":true},"id":%d}' \
 	    "$1" "$RRA" "$T/mine.txt" "$2"

@@ -20,8 +20,7 @@ getent passwd nobody >/dev/null && getent group nogroup >/dev/null ||
 
 # nobody must reach the socket and the flood tool.
 chmod 711 "$T"
-cc -O2 -o "$T/flood" "$TOP_SRCDIR/tests/integration/flood.c" ||
-    fail "cannot build flood.c"
+build_tool flood
 chmod 755 "$T/flood"
 install -m 755 "$STRESSCTL" "$T/stressctl"
 printf 'socket_mode = 0666\n' >"$T/stressd.conf"

@@ -12,8 +12,7 @@ LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 
 command -v prlimit >/dev/null || skip "prlimit (util-linux) not found"
-cc -O2 -o "$T/flood" "$TOP_SRCDIR/tests/integration/flood.c" ||
-    fail "cannot build flood.c"
+build_tool flood
 # The daemon alone gets the small limit (prlimit execs it in place).
 STRESSD_WRAPPER=(prlimit --nofile=1024:1024 --)
 start_metrics_daemon

@@ -542,6 +542,22 @@ rawsend() {
 
 raw_closed() { [ -e "$T/raw.closed" ]; }
 
+# build_tool NAME: build the test tool tests/integration/NAME.c as $T/NAME.
+build_tool() {
+	cc -O2 -o "$T/$1" "$TOP_SRCDIR/tests/integration/$1.c" ||
+	    fail "cannot build $1.c"
+}
+
+# run_ctl EXPECTED_RC LABEL ARGS...: stressctl ARGS (no implied socket)
+# must exit EXPECTED_RC; stdout+stderr in $out.
+run_ctl() {
+	local want=$1 what=$2 rc=0
+	shift 2
+	out=$(timeout -k 5 "$CTL_TIMEOUT" "$STRESSCTL" "$@" 2>&1) || rc=$?
+	[ "$rc" -eq "$want" ] ||
+	    fail "$what: stressctl $*: exit $rc, expected $want; output: ${out:0:800}"
+}
+
 # build_shim: build the test shim (hang_rrd_update.c: STRESSD_TEST_HANG_DIR,
 # STRESSD_TEST_SLOW_US) and set PRELOAD to what LD_PRELOAD takes for it;
 # skips without a C compiler.

@@ -214,8 +214,7 @@ assert_alive "70 KiB without a newline"
 
 # A 10 MB line: answered too_long after the first 64 KiB, closed, and the
 # daemon holds none of the rest.
-cc -O2 -o "$T/sockclient" "$TOP_SRCDIR/tests/integration/sockclient.c" ||
-    fail "cannot build the socket client helper"
+build_tool sockclient
 out=$("$T/sockclient" bigline "$SOCK" 10000000 2>"$T/big.err")
 expect_error "$(reply_n "$out" 1)" too_long "10 MB line"
 [ "$(wc -l <<<"$out")" -eq 1 ] || fail "10 MB line: more than one reply: ${out:0:300}"

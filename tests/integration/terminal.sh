@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 esc=$'\033'
-cc -O2 -o "$T/ptyrun" "$TOP_SRCDIR/tests/integration/ptyrun.c" ||
-    fail "cannot build ptyrun"
+build_tool ptyrun
 # on_tty CMD...: CMD's output as seen on a terminal (stdout and stderr).
 on_tty() {
 	timeout -k 5 "$CTL_TIMEOUT" "$T/ptyrun" "$@" </dev/null
