@@ -1,0 +1,111 @@
+#!/bin/bash
+# shellcheck disable=SC2015  # A && B || fail is meant
+# `stressd --memory-max`: the cap is real.  Refusals first, each exit 2
+# with a message naming the option, before the socket or the state
+# directory exists: a cap below the 64 MiB floor, no size, the same in
+# stressd.conf's memory_max.  Then a daemon with --memory-max 96M: it and
+# every thread sit in memory:<its cgroup>/stressd-<pid> with
+# memory.limit_in_bytes 96 MiB; status and report.json's "memory" say so;
+# a run whose queue_memory_max leaves less than the floor is refused with
+# the numbers.  A run of 500 files (the default RRAs: 141 MB, more than
+# the cap) leaves the cgroup's peak at or under the cap but charged with
+# the page cache (so the daemon's I/O was in it), and mincore(2) finds
+# less of the files resident than the cap: they did not fit.  At exit the
+# cgroup is gone.  cgroup v1 (this machine and CI); v2 hosts skip.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+LIB_NO_DAEMON=1
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "needs root to make a cgroup"
+command -v cc >/dev/null || skip "no C compiler to build incore"
+MEMLINE=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup) ||
+    skip "no cgroup v1 memory controller"
+CG=/sys/fs/cgroup/memory${MEMLINE##*:}
+CG=${CG%/}
+[ -w "$CG" ] && [ -f "$CG/memory.limit_in_bytes" ] ||
+    skip "the memory cgroup $CG is not writable here"
+case "$CG" in *.service) skip "the test runs inside a systemd service" ;; esac
+build_tool incore
+CAP=$((96 * 1024 * 1024))
+FILES=500
+# Not under systemd, whatever the shell that runs make check inherited.
+STRESSD_WRAPPER=(env -u INVOCATION_ID)
+
+# refused EXPECT ARGS...: stressd ARGS must exit 2 saying EXPECT, with no
+# socket and no state directory made.
+refused() {
+	local want=$1 rc=0 out
+	shift
+	out=$(env -u INVOCATION_ID timeout 10 "$STRESSD" --socket "$T/r.sock" \
+	    --state-dir "$T/rstate" "$@" 2>&1) || rc=$?
+	[ "$rc" -eq 2 ] || fail "stressd $*: exit $rc, expected 2: $out"
+	assert_contains "$out" "$want" "stressd $*"
+	[ ! -e "$T/r.sock" ] && [ ! -e "$T/rstate" ] ||
+	    fail "stressd $*: made its socket or state before refusing"
+	ls -d "$CG"/stressd-* 2>/dev/null | grep -q . &&
+	    fail "stressd $*: left a cgroup behind" || true
+}
+refused "--memory-max" --memory-max 32M
+refused "64 MiB" --memory-max 32M
+refused "--memory-max: '12X'" --memory-max 12X
+printf 'memory_max = 32M\n' >"$T/small.conf"
+refused "memory_max" --config "$T/small.conf"
+
+# ---- a daemon under a 96 MiB cap
+start_daemon --memory-max 96M
+OWN=$CG/stressd-$DPID
+CLEANUP_HOOKS+=('[ ! -d "$OWN" ] || rmdir "$OWN"')
+[ -d "$OWN" ] || fail "no cgroup $OWN"
+assert_eq "$(cat "$OWN/memory.limit_in_bytes")" "$CAP" "memory.limit_in_bytes"
+for task in /proc/"$DPID"/task/*; do
+	grep -Eq "^[0-9]+:([^:]*,)?memory(,[^:]*)?:.*/stressd-$DPID\$" \
+	    "$task/cgroup" || fail "thread $task is not in $OWN: $(cat "$task/cgroup")"
+done
+st=$(ctlj status)
+assert_eq "$(jget "$st" memory.limit_bytes)" "$CAP" "status memory.limit_bytes"
+assert_contains "$(jget "$st" memory.source)" "stressd --memory-max" \
+    "status memory.source"
+
+# queue_memory_max 40 + the 64 MiB floor > 96 MiB: refused, with numbers.
+rc=0
+out=$(ctl start --dir "$T/q" --files 10 --max-updates 10 --rra "$RRA" \
+    --queue-memory-max 40 2>&1) || rc=$?
+[ "$rc" -eq 1 ] || fail "queue_memory_max 40 under a 96 MiB cap: exit $rc: $out"
+for w in queue_memory_max "40 MiB" "96 MiB" "64 MiB"; do
+	assert_contains "$out" "$w" "queue_memory_max refusal"
+done
+[ ! -e "$T/q" ] || fail "the refused run made its directory"
+
+# ---- 500 files of the default RRAs: 141 MB, more than the cap
+t0=$SECONDS
+id=$(jget "$(start_run --dir "$T/big" --files "$FILES" --max-updates 1000 \
+    --update-time 0)" run_id)
+fin=$(wait_run)
+assert_eq "$(jget "$fin" state)" done "the run's state"
+log "500 files under a 96 MiB cap: $((SECONDS - t0)) s"
+peak=$(cat "$OWN/memory.max_usage_in_bytes")
+log "cgroup peak $((peak / 1048576)) MiB of $((CAP / 1048576)) MiB"
+assert_num "$peak" "<=" "$CAP" "memory.max_usage_in_bytes"
+assert_num "$peak" ">=" "$CAP / 2" "memory.max_usage_in_bytes (was the page \
+cache charged to the daemon's cgroup?)"
+files=()
+for ((i = 0; i < FILES; i++)); do files+=("$T/big/$i.rrd"); done
+read -r res tot < <("$T/incore" "${files[@]}" |
+    awk '{ r += $1; t += $2 } END { print r + 0, t + 0 }')
+page=$(getconf PAGESIZE)
+log "resident: $((res * page / 1048576)) of $((tot * page / 1048576)) MiB"
+assert_num "$tot * $page" ">" "$CAP" "the run's files' size"
+assert_num "$res * $page" "<" "$CAP" "the run's files in the page cache"
+
+rep=$(cat "$STATE/runs/$id/report.json")
+assert_eq "$(jget "$rep" memory.limit_bytes)" "$CAP" "report.json memory"
+assert_contains "$(jget "$rep" memory.source)" "stressd-$DPID" \
+    "report.json memory.source"
+assert_contains "$(ctl report "$id")" "memory cap: 96 MiB" \
+    "stressctl report"
+
+# ---- at exit: back in the old cgroup, ours removed
+pid=$DPID
+stop_daemon TERM 30
+assert_eq "$DAEMON_RC" 0 "the daemon's exit status"
+[ ! -d "$CG/stressd-$pid" ] || fail "$CG/stressd-$pid is still there"
+log "ok"
