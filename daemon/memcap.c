@@ -35,7 +35,6 @@ struct where {
 /* The cgroup memcap_init made, while the daemon is in it. */
 static struct {
 	bool	 active;
-	int	 v;
 	char	 orig[PATH_MAX];	/* the directory it came from */
 	char	 own[PATH_MAX + 32];	/* the directory of ours */
 } mc;
@@ -350,6 +349,9 @@ why(int e)
 	case EROFS:
 		return "the cgroup filesystem is read-only (in a container: "
 		    "give the container the memory limit instead)";
+	case ENOENT:
+		return "the daemon's cgroup is not in this cgroup filesystem "
+		    "(a container without a cgroup namespace of its own?)";
 	default:
 		return strerror(e);
 	}
@@ -398,8 +400,9 @@ int
 memcap_init(uint64_t bytes, char *err, size_t len)
 {
 	struct where w;
-	char num[32], parent[PATH_MAX + 128];
+	char num[32], parent[PATH_MAX + 128], src[PATH_MAX + 128];
 	const char *step = NULL;
+	uint64_t lim;
 
 	if (mc.active || preflight(bytes, &w, err, len) == -1)
 		return mc.active ? 0 : -1;
@@ -435,10 +438,12 @@ memcap_init(uint64_t bytes, char *err, size_t len)
 		    num, mc.own, step, why(e));
 		return -1;
 	}
-	mc.v = w.v;
 	mc.active = true;
 	log_info("memory cap: %.0f MiB (cgroup v%d %s of %s)",
 	    (double)bytes / MIB, w.v, limit_file(w.v), mc.own);
+	if (memcap_effective(&lim, src, sizeof(src)) && lim < bytes)
+		log_warnx("memory cap: %s is less, %.0f MiB: it is the one in "
+		    "force", src, (double)lim / MIB);
 	return 0;
 }
 
