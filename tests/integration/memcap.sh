@@ -3,18 +3,19 @@
 # `stressd --memory-max`: the cap is real.  Refusals first, each exit 2
 # with a message naming the option, before the socket or the state
 # directory exists: a cap below the 64 MiB floor, no size, the same in
-# stressd.conf's memory_max.  Then a daemon with --memory-max 96M: it and
-# every thread sit in memory:<its cgroup>/stressd-<pid> with
-# memory.limit_in_bytes 96 MiB; status and report.json's "memory" say so;
-# a run whose queue_memory_max leaves less than the floor is refused with
-# the numbers.  A run of 500 files (the default RRAs: 141 MB, more than
-# the cap) leaves the cgroup's peak at or under the cap but charged with
-# the page cache (so the daemon's I/O was in it), and mincore(2) finds
-# less of the files resident than the cap: they did not fit; 141 MB fit
-# in MemAvailable but not under the cap, so no page_cache warning.  At exit
-# the cgroup is gone.  kif-study --memory refuses a bad size and --socket,
-# and its private stressd (a tiny study) records the cap in every run.
-# cgroup v1 (this machine and CI); v2 hosts skip.
+# stressd.conf's memory_max, as nobody, on a read-only cgroupfs.  Then a
+# daemon with --memory-max 96M: it and every thread sit in
+# memory:<its cgroup>/stressd-<pid> with memory.limit_in_bytes 96 MiB;
+# status and report.json's "memory" say so; a run whose queue_memory_max
+# leaves less than the floor is refused with the numbers.  A run of 500
+# files (the default RRAs: 141 MB, more than the cap) leaves the cgroup's
+# peak at or under the cap but charged with the page cache (so the
+# daemon's I/O was in it), and mincore(2) finds less of the files
+# resident than the cap: they did not fit; 141 MB fit in MemAvailable but
+# not under the cap, so no page_cache warning.  At exit the cgroup is
+# gone.  kif-study --memory refuses a bad size and --socket, and its
+# private stressd (a tiny study) records the cap in every run.  cgroup v1
+# (this machine and CI); v2 hosts skip.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -54,6 +55,35 @@ refused "64 MiB" --memory-max 32M
 refused "--memory-max: '12X'" --memory-max 12X
 printf 'memory_max = 32M\n' >"$T/small.conf"
 refused "memory_max" --config "$T/small.conf"
+# Not root: not permitted (a copy of stressd that nobody can reach).
+if command -v setpriv >/dev/null && getent passwd nobody >/dev/null; then
+	chmod 711 "$T"
+	install -m 755 "$STRESSD" "$T/stressd"
+	rc=0
+	out=$(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" \
+	    --clear-groups --inh-caps=-all --bounding-set=-all -- \
+	    env -u INVOCATION_ID "$T/stressd" --socket "$T/r.sock" \
+	    --state-dir "$T/rstate" --memory-max 96M 2>&1) || rc=$?
+	assert_eq "$rc" 2 "stressd --memory-max as nobody: $out"
+	assert_contains "$out" "--memory-max: cannot create the cgroup" \
+	    "as nobody"
+	assert_contains "$out" "not permitted" "as nobody"
+	[ ! -e "$T/r.sock" ] && [ ! -e "$T/rstate" ] ||
+	    fail "stressd as nobody made its socket or state before refusing"
+fi
+# A read-only cgroupfs (remounted so in a mount namespace of its own).
+if command -v unshare >/dev/null &&
+    unshare -m --propagation private true 2>/dev/null; then
+	rc=0
+	# shellcheck disable=SC2016  # sh expands them
+	out=$(unshare -m --propagation private sh -c 'mount -o \
+	    remount,bind,ro "$1" && exec env -u INVOCATION_ID "$2" --socket \
+	    "$3/r.sock" --state-dir "$3/rstate" --memory-max 96M' sh \
+	    "${CG%%/memory*}/memory" "$STRESSD" "$T" 2>&1) || rc=$?
+	assert_eq "$rc" 2 "stressd --memory-max on a read-only cgroupfs: $out"
+	assert_contains "$out" "read-only" "a read-only cgroupfs"
+	assert_contains "$out" "--memory-max" "a read-only cgroupfs"
+fi
 
 # ---- a daemon under a 96 MiB cap
 start_daemon --memory-max 96M
