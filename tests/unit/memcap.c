@@ -1,6 +1,8 @@
 /* Unit tests of daemon/memcap.c: sizes, the floor, the cgroup walk and
  * the move into a cgroup, on a fake cgroupfs tree under a temp dir. */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -240,6 +242,36 @@ test_init_v1(void **state)
 	assert_true(atoi(buf) == getpid());
 }
 
+/* A pid no process has now. */
+static long
+dead_pid(void)
+{
+	for (long pid = 4194303; pid > 1; pid--)
+		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+			return pid;
+	fail();
+	return -1;
+}
+
+/* The empty cgroup of a stressd that is gone goes; a live one's stays. */
+static void
+test_reap_stale(void **state)
+{
+	struct fake *f = *state;
+	char err[512], dead[256], live[256];
+
+	fake_v1(f, HUGE_V1);
+	snprintf(dead, sizeof(dead), "%s/memory/a/b/stressd-%ld", f->root,
+	    dead_pid());
+	snprintf(live, sizeof(live), "%s/memory/a/b/stressd-%ld", f->root,
+	    (long)getppid());
+	assert_int_equal(mkdir(dead, 0755), 0);
+	assert_int_equal(mkdir(live, 0755), 0);
+	assert_int_equal(memcap_init(96 * MIB, err, sizeof(err)), 0);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+}
+
 /* Under systemd: refused with MemoryMax=, nothing made. */
 static void
 test_systemd(void **state)
@@ -342,6 +374,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_walk_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reap_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_systemd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_controller, setup,
 		    teardown),
