@@ -57,6 +57,12 @@ expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"dir\": \"$D1\", $base}")" \
     bad_argument dir "dir instead of dirs"
 expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"files\": 0}")" \
     bad_argument files "a bad knob"
+# The first step's setup refuses what is in the directory: the reply
+# says so, no record is left.
+mkdir -p "$T/bad"
+echo "not an RRD file" >"$T/bad/0.rrd"
+r=$(capreq "{\"dirs\": [\"$T/bad\"], $base}")
+expect_error "$r" bad_argument "setup refused"
 assert_eq "$(records)" "$before" "records made by refused searches"
 [ ! -e "$D1" ] || fail "a refused search created $D1"
 assert_alive "after bad searches"
