@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "capview.h"
+#include "columns.h"
 #include "jpath.h"
 #include "output.h"
 
@@ -285,8 +286,8 @@ print_search(json_object *rec, FILE *f)
 	    started ? output_local_time(started, false, t0, sizeof(t0)) : "-",
 	    ended ? output_local_time(ended, false, t1, sizeof(t1)) :
 	    capview_state_ended(st) ? "-" : "(still running)");
-	a = num(s, "start_rate", "%g");
-	b = num(s, "max_rate", "%g");
+	a = num(s, "start_rate", "%.0f");
+	b = num(s, "max_rate", "%.0f");
 	c = num(s, "precision_pct", "%g");
 	d = num(s, "step_min_s", "%g");
 	e = num(s, "step_max_s", "%g");
@@ -483,6 +484,68 @@ capview_print(json_object *const *recs, int n, bool steps, FILE *f)
 		free(v);
 	}
 	v = collect(recs, n, &nd);
+	free(v);
+	if (nd > 1)
+		print_ranking(recs, n, f);
+}
+
+/* One row of the side-by-side table: label, then a cell per directory. */
+static void
+compare_row(struct columns *t, const char *label, const struct capdir *v,
+    size_t nd, const char *path, const char *fmt)
+{
+	columns_add(t, "%s", label);
+	for (size_t i = 0; i < nd; i++) {
+		json_object *x = jpath(v[i].d, path);
+
+		if (json_object_is_type(x, json_type_string))
+			columns_add(t, "%s", json_object_get_string(x));
+		else {
+			char *c = num(v[i].d, path, fmt);
+
+			columns_add(t, "%s", c);
+			free(c);
+		}
+	}
+}
+
+void
+capview_compare(json_object *const *recs, int n, FILE *f)
+{
+	static const char *const rows[][3] = {
+		{ "filesystem", "fs_type", NULL },
+		{ "state", "state", NULL },
+		{ "capacity (updates/s)", "capacity_rate", "%.0f" },
+		{ "each file every (s)", "capacity_interval_s", "%.3g" },
+		{ "queue avg", "at_capacity.queue_avg", "%.2f" },
+		{ "queue p99", "at_capacity.queue_p99", "%.0f" },
+		{ "latency p99 (ms)", "at_capacity.latency_p99_ms", "%.1f" },
+		{ "fell behind at", "behind_rate", "%.0f" },
+		{ "limited by", "limited_by", NULL },
+	};
+	bool hosts = several_hosts(recs, n);
+	size_t nd;
+	struct capdir *v = collect(recs, n, &nd);
+	char *align = output_nomem(calloc(nd + 2, 1));
+	struct columns *t;
+
+	align[0] = 'l';
+	memset(align + 1, 'r', nd);
+	t = columns_new(align);
+	columns_add(t, "%s", "");
+	for (size_t i = 0; i < nd; i++) {
+		char *name = dir_name(&v[i], hosts);
+
+		columns_add(t, "%s", name);
+		free(name);
+	}
+	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++)
+		compare_row(t, rows[r][0], v, nd, rows[r][1], rows[r][2]);
+	fprintf(f, "Capacity of %zu directories in %d record%s, highest "
+	    "first\n\n", nd, n, n == 1 ? "" : "s");
+	columns_print(t, f, 0);
+	columns_free(t);
+	free(align);
 	free(v);
 	if (nd > 1)
 		print_ranking(recs, n, f);

@@ -42,6 +42,9 @@ json_object	*capview_json(json_object *const *recs, int n);
  * result, then the ranking (when there is more than one directory). */
 void		 capview_print(json_object *const *recs, int n, bool steps,
 		    FILE *f);
+/* compare: the directories of the n records side by side (one column
+ * each), then the ranking. */
+void		 capview_compare(json_object *const *recs, int n, FILE *f);
 /* One finished step as one line ("dir 1/2  step 3  grow  400/s  kept up
  * ..."). */
 void		 capview_step_line(json_object *rec, json_object *step,

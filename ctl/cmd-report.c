@@ -11,6 +11,8 @@
 
 #include <json-c/json.h>
 
+#include "capview.h"
+#include "cmd-capacity.h"
 #include "cmd.h"
 #include "columns.h"
 #include "jpath.h"
@@ -481,7 +483,13 @@ run_report(const struct records_ctx *ctx)
 
 	if ((rep = records_load(ctx, run, &rc)) == NULL)
 		return rc;
-	if (ctx->csv)
+	if (capview_is_record(rep) && ctx->csv) {
+		records_error(ctx, "a capacity record has no samples; each of "
+		    "its steps' runs has (report --csv STEP_RUN_ID)");
+		rc = CTL_EXIT_ERROR;
+	} else if (capview_is_record(rep))
+		rc = cmd_capacity_show(ctx, &rep, 1, true);
+	else if (ctx->csv)
 		rc = print_csv(ctx, run, rep);
 	else if (ctx->json)
 		printf("%s\n", output_json_string(rep));
@@ -524,7 +532,10 @@ const struct ctl_cmd cmd_report_entry = {
 	    "a '/' or\nending in .json), which is read without asking the "
 	    "daemon; the default is\nthe current or last run.  The summary "
 	    "starts with the daemon's verdict\n(kept up, fell behind or cannot "
-	    "tell) and its warnings.\n\nOptions:\n"
+	    "tell) and its warnings.  A capacity search's\nrecord (its id, "
+	    "capacity.json or its directory) is shown as by stressctl\n"
+	    "capacity: its steps, each directory's capacity and the ranking; "
+	    "--json\nprints the record with the ranking added.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
 	    "  --json      print the record (report.json) unchanged\n"
 	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
