@@ -489,7 +489,11 @@ run_report(const struct records_ctx *ctx)
 		rc = CTL_EXIT_ERROR;
 	} else if (capview_is_record(rep))
 		rc = cmd_capacity_show(ctx, &rep, 1, true);
-	else if (ctx->csv)
+	else if (ctx->png != NULL) {
+		records_error(ctx, "--graph draws a capacity record; stressctl "
+		    "graph draws a run");
+		rc = CTL_EXIT_USAGE;
+	} else if (ctx->csv)
 		rc = print_csv(ctx, run, rep);
 	else if (ctx->json)
 		printf("%s\n", output_json_string(rep));
@@ -502,6 +506,14 @@ run_report(const struct records_ctx *ctx)
 static int
 report_option(struct ctl *ctl, int c)
 {
+	if (c == OPT_GRAPH) {
+		if (*optarg == '\0') {
+			options_usage_error(ctl->cmd, "--graph: empty file name");
+			return CTL_EXIT_USAGE;
+		}
+		ctl->rec.png = optarg;
+		return PARSE_OK;
+	}
 	if (c != OPT_CSV)
 		return OPTIONS_UNKNOWN;
 	ctl->rec.csv = true;
@@ -525,7 +537,7 @@ parse_report(struct ctl *ctl, int argc, char **argv)
 
 const struct ctl_cmd cmd_report_entry = {
 	.name = "report",
-	.usage = "[--csv] [RUN]",
+	.usage = "[--csv] [--graph FILE] [RUN]",
 	.summary = "summarise a run's record",
 	.details =
 	    "RUN is a run id, or the path of a report.json file (anything with "
@@ -537,11 +549,14 @@ const struct ctl_cmd cmd_report_entry = {
 	    "capacity: its steps, each directory's capacity and the ranking; "
 	    "--json\nprints the record with the ranking added.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
+	    "  --graph FILE  a capacity record: draw its steps into FILE (a "
+	    "PNG), as\n              stressctl capacity --graph does\n"
 	    "  --json      print the record (report.json) unchanged\n"
 	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
 	    "there is no such run or a file cannot be read.\n",
 	.options = (const struct option[]){
 		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "graph", required_argument, NULL, OPT_GRAPH },
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
