@@ -574,8 +574,21 @@ const struct ctl_cmd cmd_runs_entry = {
 	    "One line per run the daemon has a record of, oldest first: id, "
 	    "start (local\ntime), state, updates completed, the average of "
 	    "significant_ops_pending,\nfilesystem type, directory and mount "
-	    "options (cut at 32 characters).\n",
+	    "options (cut at 32 characters).  The runs that are steps of a "
+	    "capacity\nsearch are counted, not listed, unless --all (their "
+	    "SWEEP column then\nnames the search and step).  Capacity "
+	    "searches follow, one line per\ndirectory: state, files, steps, "
+	    "capacity (updates/s), the rate that fell\nbehind and what "
+	    "limited it.\n\nOptions:\n  --all       list the step runs of "
+	    "capacity searches too\n  --json      print the daemon's list "
+	    "unchanged\n  -h, --help  print this help and exit\n",
 	.parse = options_parse_plain,
+	.options = (const struct option[]){
+		OPTIONS_ALL,
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
 	.text = output_text_runs,
+	.text_all = output_text_runs_all,
 	.json = output_json_result,
 };

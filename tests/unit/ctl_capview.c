@@ -250,6 +250,34 @@ test_print(void **state)
 	json_object_put(o);
 }
 
+static void
+test_runs(void **state)
+{
+	json_object *runs = json_tokener_parse("[{\"id\": 3, \"state\": "
+	    "\"done\"}, {\"id\": 5, \"kind\": \"capacity\", \"state\": "
+	    "\"stopped\", \"files\": 200, \"steps\": 4, \"dirs\": "
+	    "[{\"dir\": \"/a\", \"fs_type\": \"tmpfs\", \"capacity_rate\": "
+	    "2400, \"behind_rate\": null, \"limited_by\": \"cpu\"}, "
+	    "{\"dir\": \"/b\", \"capacity_rate\": null}]}]");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(runs);
+	capview_runs(runs, f);
+	fclose(f);
+	/* the search, one line per directory; not the plain run */
+	assert_non_null(strstr(buf, "stopped"));
+	assert_non_null(strstr(buf, "/a"));
+	assert_non_null(strstr(buf, "2400"));
+	assert_non_null(strstr(buf, "cpu"));
+	assert_non_null(strstr(buf, "/b"));
+	assert_null(strstr(buf, "\n    3 "));
+	free(buf);
+	json_object_put(runs);
+}
+
 int
 main(void)
 {
@@ -261,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_is_record),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
