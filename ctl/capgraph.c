@@ -157,7 +157,7 @@ static char *
 line_name(const struct capline *l, int nrecs)
 {
 	const char *dir = jpath_str(l->d, "dir"), *fs = jpath_str(l->d,
-	    "fs_type"), *host = jpath_str(l->rec, "host");
+	    "fs_type"), *host = capview_host(l->rec);
 	char *s = output_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
 	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-");
 	char *e = graph_text_escape(s);

@@ -24,6 +24,15 @@ struct capdir {
 	const char	*limited;	/* limited_by, or "" */
 };
 
+const char *
+capview_host(json_object *rec)
+{
+	const char *h = jpath_str(rec, "host");
+
+	/* The contract's "host", or the daemon's machine.name. */
+	return h != NULL ? h : jpath_str(rec, "machine.name");
+}
+
 bool
 capview_is_record(json_object *o)
 {
@@ -111,7 +120,7 @@ dir_name(const struct capdir *c, bool hosts)
 {
 	const char *label = jpath_str(c->d, "label");
 	const char *dir = jpath_str(c->d, "dir");
-	const char *host = jpath_str(c->rec, "host");
+	const char *host = capview_host(c->rec);
 	const char *name = label != NULL && *label != '\0' ? label :
 	    dir != NULL ? dir : "-";
 
@@ -125,8 +134,8 @@ static bool
 several_hosts(json_object *const *recs, int n)
 {
 	for (int i = 1; i < n; i++) {
-		const char *a = jpath_str(recs[0], "host");
-		const char *b = jpath_str(recs[i], "host");
+		const char *a = capview_host(recs[0]);
+		const char *b = capview_host(recs[i]);
 
 		if (a == NULL || b == NULL || strcmp(a, b) != 0)
 			return true;
@@ -200,7 +209,8 @@ capview_ranking(json_object *const *recs, int n)
 		json_object_object_add(e, "rank", json_object_new_int64(
 		    (int64_t)i + 1));
 		add_from(e, "id", v[i].rec, "id");
-		add_from(e, "host", v[i].rec, "host");
+		json_object_object_add(e, "host", capview_host(v[i].rec) ?
+		    json_object_new_string(capview_host(v[i].rec)) : NULL);
 		add_from(e, "dir", v[i].d, "dir");
 		add_from(e, "label", v[i].d, "label");
 		add_from(e, "fs_type", v[i].d, "fs_type");
@@ -272,7 +282,7 @@ print_search(json_object *rec, FILE *f)
 {
 	json_object *s = jpath(rec, "search");
 	const char *reason = jpath_str(rec, "reason");
-	const char *host = jpath_str(rec, "host");
+	const char *host = capview_host(rec);
 	const char *st = jpath_str(rec, "state");
 	char *id = jpath_text(rec, "id", NULL), *a, *b, *c, *d, *e, *g, *h;
 	char t0[64], t1[64];
@@ -310,27 +320,66 @@ print_search(json_object *rec, FILE *f)
 	free(id);
 }
 
-/* "the storage", "this machine's CPU", ... with what it means. */
+/* "  label         text" (label NULL: text from column at), text wrapped
+ * at spaces to 79 columns, its next lines under its first. */
+static void
+print_wrapped(FILE *f, int at, const char *label, const char *text)
+{
+	int width = 79 - at;
+
+	if (label != NULL)
+		fprintf(f, "  %-*s", at - 2, label);
+	else
+		fprintf(f, "%*s", at, "");
+	while (*text != '\0') {
+		int n = (int)strlen(text);
+
+		if (n > width) {
+			for (n = width; n > 0 && text[n] != ' '; n--)
+				;
+			if (n == 0)
+				n = width;
+		}
+		fprintf(f, "%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text != '\0')
+			fprintf(f, "%*s", at, "");
+	}
+}
+
+static void
+print_para(FILE *f, const char *label, const char *text)
+{
+	print_wrapped(f, 16, label, text);
+}
+
+/* "the storage", "this machine's CPU", ... with what it means, and the
+ * daemon's reason. */
 static void
 print_limit(const struct capdir *c, FILE *f)
 {
 	const char *why = jpath_str(c->d, "limit_reason");
-	const char *sep = why != NULL && *why != '\0' ? ": " : "";
+	const char *what = strcmp(c->limited, "storage") == 0 ?
+	    "the storage" : strcmp(c->limited, "cpu") == 0 ? "this machine's "
+	    "CPU: the figure is this machine's ceiling, not the storage's" :
+	    strcmp(c->limited, "max_rate") == 0 ? "max_rate reached: the "
+	    "storage may take more" : "unknown";
+	char *t;
 
-	if (why == NULL)
-		why = "";
-	if (strcmp(c->limited, "storage") == 0)
-		fprintf(f, "  limited by    the storage%s%s\n", sep, why);
-	else if (strcmp(c->limited, "cpu") == 0)
-		fprintf(f, "  limited by    this machine's CPU: the figure is "
-		    "this machine's ceiling, not the\n                storage's"
-		    "%s%s\n", sep, why);
-	else if (strcmp(c->limited, "max_rate") == 0)
-		fprintf(f, "  limited by    max_rate reached: it kept up at the "
-		    "most offered; the storage may\n                take more"
-		    "%s%s\n", sep, why);
-	else if (*c->limited != '\0')
-		fprintf(f, "  limited by    unknown%s%s\n", sep, why);
+	if (*c->limited == '\0')
+		return;
+	t = output_xprintf("%s%s%s", what, why != NULL && *why != '\0' ?
+	    " (" : "", why != NULL && *why != '\0' ? why : "");
+	if (why != NULL && *why != '\0') {
+		char *u = output_xprintf("%s)", t);
+
+		free(t);
+		t = u;
+	}
+	print_para(f, "limited by", t);
+	free(t);
 }
 
 static void
@@ -380,9 +429,11 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 	}
 	if (c->has_behind) {
 		a = capview_rate(c->behind);
-		fprintf(f, "  fell behind   at %s updates/s%s%s\n", a,
-		    br != NULL && *br != '\0' ? ": " : "", br ? br : "");
+		b = output_xprintf("at %s updates/s%s%s", a, br != NULL &&
+		    *br != '\0' ? ": " : "", br ? br : "");
+		print_para(f, "fell behind", b);
 		free(a);
+		free(b);
 	}
 	print_limit(c, f);
 }
@@ -407,12 +458,14 @@ print_ranking(json_object *const *recs, int n, FILE *f)
 		    output_xstrdup("-");
 		beh = v[i].has_behind ? capview_rate(v[i].behind) :
 		    output_xstrdup("-");
-		fprintf(f, "  %zu. %s  %s updates/s (fell behind at %s)%s\n",
-		    i + 1, name, cap, beh, is_ceiling(&v[i]) ?
+		fprintf(f, "  %zu. %s  %s updates/s%s%s%s%s\n",
+		    i + 1, name, cap, v[i].has_behind ? " (fell behind at " :
+		    "", v[i].has_behind ? beh : "", v[i].has_behind ? ")" : "",
+		    is_ceiling(&v[i]) ?
 		    strcmp(v[i].limited, "cpu") == 0 ? "  [CPU-limited]" :
 		    "  [max_rate]" : "");
 		if (text != NULL)
-			fprintf(f, "       %s\n", text);
+			print_wrapped(f, 7, NULL, text);
 		free(name);
 		free(cap);
 		free(beh);

@@ -21,6 +21,9 @@
 
 /* Whether o is a capacity record. */
 bool		 capview_is_record(json_object *o);
+/* The host a record was made on ("host", else "machine.name"), or
+ * NULL. */
+const char	*capview_host(json_object *rec);
 /* Whether a search in state has ended. */
 bool		 capview_state_ended(const char *state);
 
