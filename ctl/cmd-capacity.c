@@ -286,7 +286,8 @@ attach(const struct records_ctx *ctx)
 	}
 	if ((rep = load_id(ctx, id, &rc)) == NULL)
 		return rc;
-	rc = cmd_capacity_show(ctx, &rep, 1, true);
+	if ((rc = cmd_capacity_show(ctx, &rep, 1, true)) == CTL_EXIT_OK)
+		rc = state_rc(rep);
 	json_object_put(rep);
 	return rc;
 }

@@ -124,6 +124,9 @@ assert_eq "$(jq -r '.capacity.state' <<<"$st")" running "search goes on"
 out=$(ctl capacity --attach 2>&1) || fail "attach exited $?: $out"
 assert_contains "$out" "Capacity search" "attach followed to the end"
 assert_contains "$out" "Directory 1/1 $D/c" "attached to the right one"
+out=$(ctlj capacity --attach) || fail "attach to the last exited $?"
+is_json "$out" || fail "capacity --json --attach: not one JSON: ${out:0:300}"
+assert_eq "$(jq '.ranking | length' <<<"$out")" 1 "last search's ranking"
 
 # --detach, busy, then attach and stop it with Ctrl-C.
 out=$(ctl capacity --detach --dir "$D/d" "${KNOBS[@]}" --start-rate 2000 \
