@@ -52,9 +52,6 @@ void		 capview_compare(json_object *const *recs, int n, FILE *f);
  * ..."). */
 void		 capview_step_line(json_object *rec, json_object *step,
 		    FILE *f);
-/* runs: the capacity searches among the summaries of `runs` (kind
- * "capacity"), one line per directory. */
-void		 capview_runs(json_object *runs, FILE *f);
 /* A rate for people: "1850", "12.5". */
 char		*capview_rate(double r);
 

@@ -19,6 +19,7 @@
 
 #include "call.h"
 #include "capgraph.h"
+#include "capline.h"
 #include "capview.h"
 #include "cmd-capacity.h"
 #include "cmd-start.h"
@@ -118,19 +119,15 @@ print_new_steps(const struct records_ctx *ctx, json_object *rep,
 static void
 print_progress(json_object *cap, double *last)
 {
-	double step = jpath_num0(cap, "step"), rate;
-	const char *phase = jpath_str(cap, "phase");
-	char *r;
+	double step = jpath_num0(cap, "step");
+	char *s;
 
-	if (step == *last || !jpath_num(cap, "rate", &rate))
+	if (step == *last)
 		return;
 	*last = step;
-	r = capview_rate(rate);
-	fprintf(stderr, "stressctl capacity: dir %.0f/%.0f %s: step %.0f (%s) "
-	    "at %s updates/s\n", jpath_num0(cap, "dir_index") + 1,
-	    jpath_num0(cap, "ndirs"), jpath_str(cap, "dir") ?
-	    jpath_str(cap, "dir") : "-", step, phase ? phase : "-", r);
-	free(r);
+	s = capline_progress(cap);
+	fprintf(stderr, "stressctl capacity: %s\n", s);
+	free(s);
 }
 
 /* Ctrl-C: detach (the search goes on) or ask the daemon to stop it.

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capline.h"
 #include "capview.h"
 #include "columns.h"
 #include "jpath.h"
@@ -212,6 +213,10 @@ output_text_stats(json_object *res)
 
 	if (!check_object(res))
 		return;
+	if (capview_is_record(res)) {	/* wait --all after a search */
+		capview_print(&res, 1, true, stdout);
+		return;
+	}
 	kv_known(&t, res, stats_fields, NELEM(stats_fields));
 	/* A "rates" of unexpected shape is shown with the other extras. */
 	kv_unknown(&t, res, stats_fields, NELEM(stats_fields),
@@ -528,7 +533,7 @@ runs_view(json_object *res, bool all)
 		    "--all lists them)\n", nsteps, nsteps == 1 ? "" : "s");
 	if (nsearch > 0) {
 		printf("%sCapacity searches\n", nrows + nsteps > 0 ? "\n" : "");
-		capview_runs(runs, stdout);
+		capline_runs(runs, stdout);
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "capline.h"
 #include "capview.h"
 #include "jpath.h"
 
@@ -265,7 +266,7 @@ test_runs(void **state)
 
 	(void)state;
 	assert_non_null(runs);
-	capview_runs(runs, f);
+	capline_runs(runs, f);
 	fclose(f);
 	/* the search, one line per directory; not the plain run */
 	assert_non_null(strstr(buf, "stopped"));
@@ -274,6 +275,15 @@ test_runs(void **state)
 	assert_non_null(strstr(buf, "cpu"));
 	assert_non_null(strstr(buf, "/b"));
 	assert_null(strstr(buf, "\n    3 "));
+	free(buf);
+	json_object_put(runs);
+	/* status's object in words */
+	runs = json_tokener_parse("{\"id\": 4, \"dir_index\": 1, \"ndirs\": "
+	    "2, \"dir\": \"/b\", \"step\": 3, \"phase\": \"bisect\", "
+	    "\"rate\": 450, \"kept_up_rate\": 400, \"behind_rate\": null}");
+	buf = capline_progress(runs);
+	assert_string_equal(buf, "capacity 4: dir 2/2 /b, step 3 (bisect) at "
+	    "450 updates/s; kept up at 400, fell behind at -");
 	free(buf);
 	json_object_put(runs);
 }
