@@ -477,7 +477,7 @@ parse_capacity(struct ctl *ctl, int argc, char **argv)
 
 const struct ctl_cmd cmd_capacity_entry = {
 	.name = "capacity",
-	.usage = "--dir DIR... [options] | --attach",
+	.usage = "--dir DIR... [options]",
 	.summary = "find the highest update rate each directory sustains",
 	.details =
 	    "stressd searches, directory by directory, for the highest "
@@ -510,11 +510,11 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "  --step-max S        load of a step at most (default 30)\n"
 	    "  --settle S          start of a step not judged, below "
 	    "--step-min (default 2)\n"
-	    "  --repeats N         extra steps at the final kept-up rate, 0 to "
-	    "10 (default 1)\n"
-	    "  --graph FILE        draw each directory's queue growth against "
-	    "the rate\n                      into FILE (a PNG), the limit "
-	    "marked\n"
+	    "  --repeats N         extra steps at the final kept-up rate, 0 "
+	    "to 10\n                      (default 1)\n"
+	    "  --graph FILE        draw each directory's queue average per step "
+	    "against\n                      the rate into FILE (a PNG), the "
+	    "capacity marked\n"
 	    "  --detach            start the search and return at once\n"
 	    "  --on-interrupt A    what Ctrl-C does: detach (default; the "
 	    "search goes on)\n                      or stop (the current step "
@@ -522,9 +522,10 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "  --attach            follow the running search, or show the "
 	    "last one\n"
 	    "  -h, --help          print this help and exit\nand every option "
-	    "of start but --dir's single use, --label and --sweep-id\n(see "
-	    "stressctl start --help); --latency-bound defaults to 5 s and\n"
-	    "--sample-interval to 0.1 s in a search.\n\nThe exit status is 0 "
+	    "of start (see stressctl start --help) but --label and\n"
+	    "--sweep-id; --latency-bound defaults to 5 s and --sample-interval "
+	    "to 0.1 s\nin a search.  stressctl capacity --attach "
+	    "[--on-interrupt A] takes no other\noption.\n\nThe exit status is 0 "
 	    "when the search is done, 1 when it failed or was\nstopped, 130 "
 	    "after Ctrl-C.\n",
 	.options = (const struct option[]){
