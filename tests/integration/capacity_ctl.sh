@@ -33,7 +33,7 @@ png_size() {
 }
 
 # Short steps on 200 small files: each step about 5 s.
-KNOBS=(--files 200 --rra "$RRA" --step-min 3 --step-max 5 --settle 1)
+KNOBS=(--files 200 --rra "$RRA" --step-min 3 --step-max 5 --settle 0.5)
 
 # ---------------------------------------------------------------- bad input
 for bad in "--precision 0:--precision" "--precision 100:--precision" \
