@@ -150,6 +150,9 @@ assert_eq "$(jget "$(ctlj report "$id")" state)" stopped "search stopped"
 run_ctl 0 "fixture graph" --socket /nonexistent report --graph "$T/f.png" \
     "$FIX/capacity-alpha.json"
 png_size "$T/f.png" >/dev/null
+run_ctl 0 "graph of a capacity record" --socket /nonexistent graph \
+    "$FIX/capacity-beta.json" -o "$T/g.png"
+png_size "$T/g.png" >/dev/null
 run_ctl 0 "fixture ranking" --socket /nonexistent --json report \
     "$FIX/capacity-alpha.json"
 assert_eq "$(jq -r '[.ranking[] | .next.relation // "-"] | join(",")' \
