@@ -143,6 +143,14 @@ several_hosts(json_object *const *recs, int n)
 	return false;
 }
 
+static const char *
+ceiling_what(const struct capdir *c)
+{
+	return strcmp(c->limited, "cpu") == 0 ? "this machine's CPU "
+	    "ceiling, not the storage's" : "max_rate, the most offered, not "
+	    "the storage's limit";
+}
+
 /* The relation of u to the directory below it, l: its word, and a
  * sentence into *text. */
 static const char *
@@ -153,24 +161,30 @@ relation(const struct capdir *u, const struct capdir *l, const char *un,
 
 	*has_margin = u->has_cap && l->has_cap && l->cap > 0;
 	*margin = *has_margin ? (u->cap / l->cap - 1) * 100 : 0;
-	if (is_ceiling(u) || is_ceiling(l)) {
-		const struct capdir *c = is_ceiling(u) ? u : l;
-
-		*text = output_xprintf("not ranked on storage: %s's figure is "
-		    "%s", c == u ? un : ln, strcmp(c->limited, "cpu") == 0 ?
-		    "this machine's CPU ceiling, not the storage's" :
-		    "max_rate, the most offered, not the storage's limit");
-		return "ceiling";
-	}
 	if (!u->has_cap) {
 		*text = output_xprintf("neither kept up at the lowest rate "
 		    "offered");
 		return "unknown";
 	}
+	/* A ceiling's figure is a lower bound of its storage: it may be
+	 * ahead of a bracket it clears, never behind anything. */
+	if (is_ceiling(l)) {
+		*text = output_xprintf("not ranked on storage: %s's figure is "
+		    "%s", ln, ceiling_what(l));
+		return "ceiling";
+	}
 	if (l->has_behind && u->cap >= l->behind) {
-		*text = output_xprintf("%s ahead of %s by %.0f %% (the "
-		    "brackets do not overlap)", un, ln, *margin);
+		*text = is_ceiling(u) ? output_xprintf("%s ahead of %s by at "
+		    "least %.0f %% (the brackets do not overlap; %s's own "
+		    "limit is higher: its figure is %s)", un, ln, *margin, un,
+		    ceiling_what(u)) : output_xprintf("%s ahead of %s by %.0f "
+		    "%% (the brackets do not overlap)", un, ln, *margin);
 		return "ahead";
+	}
+	if (is_ceiling(u)) {
+		*text = output_xprintf("not ranked on storage: %s's figure is "
+		    "%s", un, ceiling_what(u));
+		return "ceiling";
 	}
 	if (*has_margin)
 		*text = output_xprintf("%s and %s within the precision (+-%g "

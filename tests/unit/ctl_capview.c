@@ -126,30 +126,37 @@ test_overlap(void **state)
 static void
 test_ceiling(void **state)
 {
-	/* the CPU-limited figure is far above, yet not ahead on storage */
+	/* the CPU-limited figure is a lower bound of its storage: above the
+	 * other's upper end, it is ahead, and says its own limit is higher */
 	json_object *o = two(1000, 1100, "storage", 5000, 5500, "cpu");
 	json_object *r = capview_ranking(&o, 1);
 	const char *t;
 
 	(void)state;
 	assert_string_equal(dir_at(r, 0), "/b");
-	assert_string_equal(rel(r, 0), "ceiling");
+	assert_string_equal(rel(r, 0), "ahead");
 	t = jpath_str(json_object_array_get_idx(r, 0), "next.text");
 	assert_non_null(strstr(t, "CPU ceiling"));
 	json_object_put(r);
 	json_object_put(o);
-	/* nor ahead of one that is: the lower storage may do more */
+	/* not ahead of one that is a ceiling: the lower storage may do more */
 	o = two(5000, 5500, "storage", 1000, 1100, "cpu");
 	r = capview_ranking(&o, 1);
 	assert_string_equal(dir_at(r, 0), "/a");
 	assert_string_equal(rel(r, 0), "ceiling");
 	json_object_put(r);
 	json_object_put(o);
-	/* max_rate reached: no behind rate, the tool's ceiling */
+	/* max_rate reached: no behind rate, yet clear of the other's */
 	o = two(1000, 1100, "storage", 8000, -1, "max_rate");
 	r = capview_ranking(&o, 1);
-	assert_string_equal(rel(r, 0), "ceiling");
+	assert_string_equal(rel(r, 0), "ahead");
 	assert_null(jpath(json_object_array_get_idx(r, 0), "behind_rate"));
+	json_object_put(r);
+	json_object_put(o);
+	/* a ceiling inside the other's bracket tells nothing */
+	o = two(1000, 1100, "storage", 1050, 1150, "cpu");
+	r = capview_ranking(&o, 1);
+	assert_string_equal(rel(r, 0), "ceiling");
 	json_object_put(r);
 	json_object_put(o);
 }
