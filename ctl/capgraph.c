@@ -1,12 +1,15 @@
 /*
  * The PNG of capacity searches (see capgraph.h).  Each directory's steps,
  * sorted by rate, become a temporary RRD of 1 s steps in which time
- * stands for the offered rate (t = CAPGRAPH_T0 + rate * span / xmax), the
- * significant queue average of each step a point, the points joined by
- * straight lines (every second between two steps gets its interpolated
- * value, since librrd would draw a held gauge as steps).  librrd labels
- * its x axis with clock times only, so the axis has no labels: grey
- * rules at round rates, and a comment gives their spacing.
+ * stands for the logarithm of the offered rate (the search doubles and
+ * bisects, so its steps are spread evenly on a log scale), each step's
+ * queue growth as a multiple of the step's own bound a point (1 is the
+ * bound: above it the step did not keep up, and every directory reads
+ * on the same scale whatever its rate), the points joined by straight
+ * lines (every second between two steps gets its interpolated value,
+ * since librrd would draw a held gauge as steps).  librrd labels its x
+ * axis with clock times only, so the axis has no labels: grey rules at
+ * each power of ten, and a comment names them.
  */
 #include "config.h"
 
@@ -41,7 +44,13 @@ static const char *const colours[] = {
 	"e377c2", "7f7f7f", "bcbd22", "17becf",
 };
 
-/* One directory's points: rate and significant queue average. */
+/* The y axis: growth / bound, drawn from -1 to CAPGRAPH_YMAX. */
+#define CAPGRAPH_YMAX		4.0
+
+/* The x axis: log10 of the lowest and highest rate drawn. */
+static double axis_lo, axis_hi;
+
+/* One directory's points: rate and queue growth / the step's bound. */
 struct capline {
 	json_object	*rec, *d;
 	double		*rate, *q;
@@ -69,12 +78,14 @@ collect_line(struct capline *l, json_object *rec, size_t di)
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(st, i);
-		double r, q;
+		double r, q, b;
 
 		if (jpath_num0(s, "dir_index") != (double)di ||
-		    !jpath_num(s, "rate", &r) ||
-		    !jpath_num(s, "queue_avg", &q))
+		    !jpath_num(s, "rate", &r) || r <= 0 ||
+		    !jpath_num(s, "slope_per_s", &q) ||
+		    !jpath_num(s, "growth_bound_per_s", &b) || b <= 0)
 			continue;
+		q = fmax(-1, fmin(CAPGRAPH_YMAX, q / b));
 		pts[2 * m] = r;
 		pts[2 * m++ + 1] = q;
 	}
@@ -96,15 +107,16 @@ collect_line(struct capline *l, json_object *rec, size_t di)
 }
 
 static double
-to_t(double rate, double xmax)
+to_t(double rate)
 {
-	return floor(rate * CAPGRAPH_SPAN / xmax);
+	return floor((log10(rate) - axis_lo) * CAPGRAPH_SPAN /
+	    (axis_hi - axis_lo));
 }
 
 /* The line's RRD in dir: one interpolated value per second from its
  * first step to its last. */
 static int
-write_line(struct capline *l, const char *dir, int k, double xmax)
+write_line(struct capline *l, const char *dir, int k)
 {
 	char *vals[CAPGRAPH_BATCH];
 	const char *cargv[2];
@@ -115,8 +127,8 @@ write_line(struct capline *l, const char *dir, int k, double xmax)
 
 	if (l->n == 0)
 		return CTL_EXIT_OK;
-	t0 = to_t(l->rate[0], xmax);
-	t1 = to_t(l->rate[l->n - 1], xmax);
+	t0 = to_t(l->rate[0]);
+	t1 = to_t(l->rate[l->n - 1]);
 	snprintf(ds, sizeof(ds), "DS:q:GAUGE:%d:U:U", CAPGRAPH_SPAN * 2);
 	snprintf(rra, sizeof(rra), "RRA:AVERAGE:0.5:1:%d", CAPGRAPH_SPAN + 10);
 	cargv[0] = ds;
@@ -129,16 +141,16 @@ write_line(struct capline *l, const char *dir, int k, double xmax)
 	for (double t = t0; t <= t1 && rc == CTL_EXIT_OK; t++) {
 		double v;
 
-		while (seg + 1 < l->n && to_t(l->rate[seg + 1], xmax) < t)
+		while (seg + 1 < l->n && to_t(l->rate[seg + 1]) < t)
 			seg++;
-		if (seg + 1 >= l->n || to_t(l->rate[seg + 1], xmax) ==
-		    to_t(l->rate[seg], xmax))
+		if (seg + 1 >= l->n || to_t(l->rate[seg + 1]) ==
+		    to_t(l->rate[seg]))
 			v = l->q[seg];
 		else
 			v = l->q[seg] + (l->q[seg + 1] - l->q[seg]) *
-			    (t - to_t(l->rate[seg], xmax)) /
-			    (to_t(l->rate[seg + 1], xmax) -
-			    to_t(l->rate[seg], xmax));
+			    (t - to_t(l->rate[seg])) /
+			    (to_t(l->rate[seg + 1]) -
+			    to_t(l->rate[seg]));
 		vals[nv++] = output_xprintf("%.0f:%.6g", CAPGRAPH_T0 + t, v);
 		if (nv == CAPGRAPH_BATCH || t + 1 > t1) {
 			if (rrd_update_r(l->rrd, NULL, nv,
@@ -167,14 +179,14 @@ line_name(const struct capline *l, int nrecs)
 }
 
 static void
-add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs,
-    double xmax)
+add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 {
-	double grid = graph_nice_ceil(xmax / 8);
-	char *g;
+	char *lo = capview_rate(pow(10, axis_lo)), *hi;
 
-	for (double r = grid; r < xmax; r += grid)
-		graph_arg(a, "VRULE:%.0f#DDDDDD", CAPGRAPH_T0 + to_t(r, xmax));
+	for (double e = ceil(axis_lo); e < axis_hi; e++)
+		graph_arg(a, "VRULE:%.0f#BBBBBB", CAPGRAPH_T0 + to_t(pow(10, e)));
+	graph_arg(a, "HRULE:1#000000:the step's bound (above it the queue "
+	    "grew faster than precision/2 of the offered rate)\\l:dashes");
 	for (int k = 0; k < nl; k++) {
 		struct capline *l = &lines[k];
 		const char *col = colours[k % (int)(sizeof(colours) /
@@ -183,17 +195,18 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs,
 		double c;
 
 		if (l->rrd == NULL) {
-			graph_arg(a, "COMMENT:%s\\: no steps\\l", name);
+			graph_arg(a, "COMMENT:%s\\: no judged steps\\l",
+			    name);
 			free(name);
 			continue;
 		}
 		path = graph_def_escape(l->rrd);
 		graph_arg(a, "DEF:q%d=%s:q:AVERAGE", k, path);
 		graph_arg(a, "LINE2:q%d#%s:%s\\l", k, col, name);
-		if (jpath_num(l->d, "capacity_rate", &c)) {
+		if (jpath_num(l->d, "capacity_rate", &c) && c > 0) {
 			cap = capview_rate(c);
 			graph_arg(a, "VRULE:%.0f#%s:  capacity %s updates/s%s\\l:"
-			    "dashes", CAPGRAPH_T0 + to_t(c, xmax), col, cap,
+			    "dashes", CAPGRAPH_T0 + to_t(c), col, cap,
 			    strcmp(jpath_str(l->d, "limited_by") ?
 			    jpath_str(l->d, "limited_by") : "", "cpu") == 0 ?
 			    " (CPU-limited)" : "");
@@ -202,21 +215,25 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs,
 		free(path);
 		free(name);
 	}
-	g = capview_rate(grid);
-	graph_arg(a, "COMMENT:x\\: offered rate from 0 to %.0f updates/s, a "
-	    "grey rule every %s\\l", xmax, g);
-	free(g);
+	hi = capview_rate(pow(10, axis_hi));
+	graph_arg(a, "COMMENT:x\\: offered rate, log scale from %s to %s "
+	    "updates/s, a grey rule at each power of ten\\l", lo, hi);
+	graph_arg(a, "COMMENT:y\\: queue growth / the step's bound, cut to "
+	    "-1 and %.0f\\l", CAPGRAPH_YMAX);
+	free(lo);
+	free(hi);
 }
 
 /* The lines of every directory of the n records; *nl of them. */
 static struct capline *
-collect(json_object **recs, int n, int *nl, double *xmax)
+collect(json_object **recs, int n, int *nl)
 {
 	struct capline *lines = output_nomem(calloc(CAPGRAPH_MAX_DIRS,
 	    sizeof(*lines)));
 
+	double lo = 0, hi = 0;
+
 	*nl = 0;
-	*xmax = 1;
 	for (int i = 0; i < n; i++) {
 		json_object *dirs = jpath(recs[i], "dirs");
 
@@ -228,11 +245,15 @@ collect(json_object **recs, int n, int *nl, double *xmax)
 			l->rec = recs[i];
 			l->d = json_object_array_get_idx(dirs, d);
 			collect_line(l, recs[i], d);
-			if (l->n > 0 && l->rate[l->n - 1] > *xmax)
-				*xmax = l->rate[l->n - 1];
+			if (l->n > 0 && (lo == 0 || l->rate[0] < lo))
+				lo = l->rate[0];
+			if (l->n > 0 && l->rate[l->n - 1] > hi)
+				hi = l->rate[l->n - 1];
 		}
 	}
-	*xmax = *xmax * 1.05;
+	/* Whole decades, with a margin either side. */
+	axis_lo = floor(log10(lo > 0 ? lo : 1) - 0.05);
+	axis_hi = ceil(log10(hi > 0 ? hi : 10) + 0.05);
 	return lines;
 }
 
@@ -244,7 +265,6 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096];
 	struct capline *lines;
-	double xmax;
 	int nl, rc = CTL_EXIT_ERROR;
 
 	if (tmp == NULL || tmp[0] != '/')	/* DEF paths escape the rest */
@@ -255,9 +275,9 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 		    strerror(errno));
 		return CTL_EXIT_ERROR;
 	}
-	lines = collect(recs, n, &nl, &xmax);
+	lines = collect(recs, n, &nl);
 	for (int k = 0; k < nl; k++)
-		if (write_line(&lines[k], dir, k, xmax) != CTL_EXIT_OK) {
+		if (write_line(&lines[k], dir, k) != CTL_EXIT_OK) {
 			records_error(ctx, "librrd: %s", rrd_get_error());
 			goto fail;
 		}
@@ -267,12 +287,14 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 	graph_arg(&a, "--width=%u", ctx->width ? ctx->width : 800);
 	graph_arg(&a, "--height=%u", ctx->height ? ctx->height : 300);
 	graph_arg(&a, "--start=%d", CAPGRAPH_T0);
-	graph_arg(&a, "--end=%.0f", CAPGRAPH_T0 + to_t(xmax, xmax));
+	graph_arg(&a, "--end=%.0f", CAPGRAPH_T0 + to_t(pow(10, axis_hi)));
 	graph_arg(&a, "--x-grid=none");
-	graph_arg(&a, "--title=Significant queue against the offered rate");
-	graph_arg(&a, "--vertical-label=queue avg (ops)");
-	graph_arg(&a, "--lower-limit=0");
-	add_lines(&a, lines, nl, n, xmax);
+	graph_arg(&a, "--title=Queue growth against the offered rate");
+	graph_arg(&a, "--vertical-label=growth / bound");
+	graph_arg(&a, "--lower-limit=-1");
+	graph_arg(&a, "--upper-limit=%.0f", CAPGRAPH_YMAX);
+	graph_arg(&a, "--rigid");
+	add_lines(&a, lines, nl, n);
 	if ((rc = graph_draw(ctx, &a, legend)) == CTL_EXIT_OK)
 		fprintf(out, "graph: %s\n", ctx->png);
 fail:
