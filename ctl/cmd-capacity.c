@@ -289,19 +289,32 @@ attach(const struct records_ctx *ctx)
 	return rc;
 }
 
-/* The request: the run knobs, "dirs" for --dir. */
+/* The request: the run knobs, "dirs" for --dir, "labels" for the
+ * --label after each (an unlabelled one gets ""), when any is given. */
 static json_object *
 request_args(struct ctl *ctl)
 {
-	json_object *args = NULL, *dirs;
+	json_object *args = NULL, *dirs, *labels;
+	bool labelled = false;
 
 	if (json_object_deep_copy(ctl->args, &args, NULL) != 0)
 		output_nomem(NULL);
 	dirs = output_nomem(json_object_new_array());
-	for (int i = 0; i < ctl->nsweep_dirs; i++)
+	labels = output_nomem(json_object_new_array());
+	for (int i = 0; i < ctl->nsweep_dirs; i++) {
+		const char *l = ctl->sweep_labels[i];
+
 		json_object_array_add(dirs,
 		    json_object_new_string(ctl->sweep_dirs[i]));
+		json_object_array_add(labels, json_object_new_string(l != NULL ?
+		    l : ""));
+		labelled = labelled || l != NULL;
+	}
 	json_object_object_add(args, "dirs", dirs);
+	if (labelled)
+		json_object_object_add(args, "labels", labels);
+	else
+		json_object_put(labels);
 	return args;
 }
 
@@ -441,12 +454,6 @@ check_capacity(struct ctl *ctl)
 		    "last search: no --dir, --detach nor run options");
 		return CTL_EXIT_USAGE;
 	}
-	for (int i = 0; i < ctl->nsweep_dirs; i++)
-		if (ctl->sweep_labels[i] != NULL) {
-			options_usage_error(ctl->cmd, "--label: a capacity "
-			    "search takes no label per directory");
-			return CTL_EXIT_USAGE;
-		}
 	if (ctl->nsweep_dirs > CMD_CAPACITY_MAX_DIRS) {
 		options_usage_error(ctl->cmd, "--dir: at most %d directories",
 		    CMD_CAPACITY_MAX_DIRS);
@@ -522,9 +529,9 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "  --attach            follow the running search, or show the "
 	    "last one\n"
 	    "  -h, --help          print this help and exit\nand every option "
-	    "of start (see stressctl start --help) but --label and\n"
-	    "--sweep-id; --latency-bound defaults to 5 s and --sample-interval "
-	    "to 0.1 s\nin a search.  stressctl capacity --attach "
+	    "of start (see stressctl start --help) but --sweep-id; a --label\n"
+	    "names the --dir before it; --latency-bound defaults to 5 s and\n"
+	    "--sample-interval to 0.1 s in a search.  stressctl capacity --attach "
 	    "[--on-interrupt A] takes no other\noption.\n\nThe exit status is 0 "
 	    "when the search is done, 1 when it failed or was\nstopped, 130 "
 	    "after Ctrl-C.\n",

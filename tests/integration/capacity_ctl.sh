@@ -53,7 +53,8 @@ out=$(ctlj runs)
 assert_eq "$(jq '.runs | length' <<<"$out")" 0 "nothing sent for bad input"
 
 # ---------------------------------------------------------------- search
-out=$(ctl capacity --dir "$D/a" --dir "$D/b" "${KNOBS[@]}" \
+out=$(ctl capacity --dir "$D/a" --label "first one" --dir "$D/b" \
+    "${KNOBS[@]}" \
     --start-rate 2000 --max-rate 4000 --graph "$T/cap.png" 2>"$T/err") ||
     fail "capacity exited $?: $out $(cat "$T/err")"
 assert_contains "$out" "dir 1/2  step 1  grow" "step line of dir 1"
@@ -73,6 +74,8 @@ assert_num "$h" ">=" 300 "PNG height"
 rep=$(ctlj report 1)
 assert_eq "$(jget "$rep" schema)" stressd-capacity "report --json schema"
 assert_eq "$(jq '.ranking | length' <<<"$rep")" 2 "ranking of two"
+assert_eq "$(jq -r '[.dirs[].label] | join(",")' <<<"$rep")" "first one," \
+    "--label names the --dir before it"
 jq -e '.ranking[0] as $a | .ranking[1] as $b |
     if [$a.limited_by, $b.limited_by] | any(. == "cpu" or . == "max_rate")
     then $a.next.relation == "ceiling"
