@@ -184,7 +184,8 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 	char *lo = capview_rate(pow(10, axis_lo)), *hi;
 
 	for (double e = ceil(axis_lo); e < axis_hi; e++)
-		graph_arg(a, "VRULE:%.0f#BBBBBB", CAPGRAPH_T0 + to_t(pow(10, e)));
+		graph_arg(a, "VRULE:%.0f#BBBBBB", CAPGRAPH_T0 +
+		    to_t(pow(10, e)));
 	graph_arg(a, "HRULE:1#000000:the step's bound (above it the queue "
 	    "grew faster than precision/2 of the offered rate)\\l:dashes");
 	for (int k = 0; k < nl; k++) {
@@ -205,8 +206,9 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 		graph_arg(a, "LINE2:q%d#%s:%s\\l", k, col, name);
 		if (jpath_num(l->d, "capacity_rate", &c) && c > 0) {
 			cap = capview_rate(c);
-			graph_arg(a, "VRULE:%.0f#%s:  capacity %s updates/s%s\\l:"
-			    "dashes", CAPGRAPH_T0 + to_t(c), col, cap,
+			graph_arg(a, "VRULE:%.0f#%s:  capacity %s "
+			    "updates/s%s\\l:dashes", CAPGRAPH_T0 + to_t(c), col,
+			    cap,
 			    strcmp(jpath_str(l->d, "limited_by") ?
 			    jpath_str(l->d, "limited_by") : "", "cpu") == 0 ?
 			    " (CPU-limited)" : "");

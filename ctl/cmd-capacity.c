@@ -85,7 +85,8 @@ cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
 	else
 		capview_print(recs, n, steps, stdout);
 	if (ctx->png != NULL)
-		rc = capgraph_draw(ctx, recs, n, ctx->json ? stderr : stdout, NULL);
+		rc = capgraph_draw(ctx, recs, n, ctx->json ? stderr : stdout,
+		    NULL);
 	return rc;
 }
 
@@ -519,9 +520,9 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "--step-min (default 2)\n"
 	    "  --repeats N         extra steps at the final kept-up rate, 0 "
 	    "to 10\n                      (default 1)\n"
-	    "  --graph FILE        draw each directory's queue average per step "
-	    "against\n                      the rate into FILE (a PNG), the "
-	    "capacity marked\n"
+	    "  --graph FILE        draw each step's queue growth over its bound "
+	    "against\n                      the rate (log scale) into FILE, "
+	    "a PNG, the capacity\n                      marked\n"
 	    "  --detach            start the search and return at once\n"
 	    "  --on-interrupt A    what Ctrl-C does: detach (default; the "
 	    "search goes on)\n                      or stop (the current step "
@@ -531,8 +532,8 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "  -h, --help          print this help and exit\nand every option "
 	    "of start (see stressctl start --help) but --sweep-id; a --label\n"
 	    "names the --dir before it; --latency-bound defaults to 5 s and\n"
-	    "--sample-interval to 0.1 s in a search.  stressctl capacity --attach "
-	    "[--on-interrupt A] takes no other\noption.\n\nThe exit status is 0 "
+	    "--sample-interval to 0.1 s in a search.  stressctl capacity "
+	    "--attach\n[--on-interrupt A] takes no other option.\n\nThe exit status is 0 "
 	    "when the search is done, 1 when it failed or was\nstopped, 130 "
 	    "after Ctrl-C.\n",
 	.options = (const struct option[]){

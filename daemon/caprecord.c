@@ -130,7 +130,8 @@ step_json(const struct capstep *s)
 	json_object_object_add(o, "state", json_object_new_string(s->state));
 	json_object_object_add(o, "ended_early",
 	    json_object_new_boolean(s->ended_early));
-	json_object_object_add(o, "load_s", json_object_new_double(s->f.load_s));
+	json_object_object_add(o, "load_s",
+	    json_object_new_double(s->f.load_s));
 	json_object_object_add(o, "samples",
 	    json_object_new_int64((int64_t)s->samples));
 	add_figures(o, &s->f);
@@ -203,7 +204,8 @@ search_json(const struct capacity_opts *o, double latency_bound)
 	    json_object_new_double(o->step_min));
 	json_object_object_add(s, "step_max_s",
 	    json_object_new_double(o->step_max));
-	json_object_object_add(s, "settle_s", json_object_new_double(o->settle));
+	json_object_object_add(s, "settle_s",
+	    json_object_new_double(o->settle));
 	json_object_object_add(s, "repeats", json_object_new_int(o->repeats));
 	json_object_object_add(s, "latency_bound_s",
 	    json_object_new_double(latency_bound));

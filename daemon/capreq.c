@@ -169,8 +169,9 @@ check_dirs(struct request_args *a, struct request_error *err)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(o->dirs[j], o->dirs[i]) == 0) {
 				request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
-				    indexed("dirs", i), "dirs[%zu] is dirs[%zu] "
-				    "again: each directory once", i, j);
+				    indexed("dirs", i), "dirs[%zu] is "
+				    "dirs[%zu] again: each directory once", i,
+				    j);
 				return -1;
 			}
 	}
