@@ -163,17 +163,22 @@ write_line(struct capline *l, const char *dir, int k)
 	return rc;
 }
 
-/* The name of a line in the legend: host:dir (fs) when there are hosts
- * to tell apart. */
+/* The name of a line in the legend: host:label or dir (fs), the host
+ * when there are hosts to tell apart. */
 static char *
 line_name(const struct capline *l, int nrecs)
 {
 	const char *dir = jpath_str(l->d, "dir"), *fs = jpath_str(l->d,
 	    "fs_type"), *host = capview_host(l->rec);
-	char *s = output_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
-	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-");
-	char *e = graph_text_escape(s);
+	const char *label = jpath_str(l->d, "label");
+	char *s, *e;
 
+	/* The candidate's name when it has one, as the ranking shows it. */
+	if (label != NULL && *label != '\0')
+		dir = label;
+	s = output_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
+	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-");
+	e = graph_text_escape(s);
 	free(s);
 	return e;
 }
