@@ -225,10 +225,15 @@ watch_step(struct run *r)
 		}
 		return;
 	}
-	if (run_state(r) != RUN_RUNNING || now - cap.last_judged < 1.0 ||
-	    cap.stop_requested)
+	if (run_state(r) != RUN_RUNNING)
+		return;
+	if (cap.cpu_load0_t == 0 && cpustat_read(&cap.cpu_load0) == 0)
+		cap.cpu_load0_t = now;
+	if (now - cap.last_judged < 1.0 || cap.stop_requested)
 		return;
 	cap.last_judged = now;
+	if (cpustat_read(&cap.cpu_last) == 0)
+		cap.cpu_last_t = now;
 	run_step_figures(r, cap.o.settle, cap.cs.rate,
 	    cap.o.precision_pct / 200, &v, &f);
 	if (f.load_s >= cap.o.step_min && !verdict_may_change(&v)) {
@@ -237,13 +242,22 @@ watch_step(struct run *r)
 	}
 }
 
-/* Whether the step's figures say the CPU, not the storage, was short. */
+/*
+ * Whether the step's figures say the CPU, not the storage, was short:
+ * the generators missed their pace, or the writers or the generators
+ * were on a CPU or waiting on a run queue for one nearly all the load
+ * (a writer waiting on the storage sleeps, it does not queue for a
+ * CPU), or the process used nearly all CPUs.
+ */
 static bool
 cpu_limited(const struct verdict *v, const struct run_step *f)
 {
+	double busy = 100 * CAPACITY_CPU_BUSY;
+
 	return v->cause == VERDICT_BY_GENERATORS ||
-	    f->cpu_writers_pct >= 100 * CAPACITY_CPU_BUSY ||
-	    f->cpu_process_pct >= 100 * CAPACITY_CPU_BUSY;
+	    f->cpu_writers_pct + f->cpu_writers_runq_pct >= busy ||
+	    f->cpu_generators_pct + f->cpu_generators_runq_pct >= busy ||
+	    f->cpu_process_pct >= busy;
 }
 
 /* The step ended: record it, feed the search, move on. */
@@ -259,6 +273,10 @@ step_ended(struct run *r)
 	}
 	run_step_figures(r, cap.o.settle, cap.cs.rate,
 	    cap.o.precision_pct / 200, &v, &s->f);
+	if (cap.cpu_load0_t > 0 && cap.cpu_last_t > cap.cpu_load0_t + 0.5)
+		run_step_cpu(&cap.cpu_load0, &cap.cpu_last, cap.cpu_last_t -
+		    cap.cpu_load0_t, &cap.base, &s->f);
+	cap.cpu_load0_t = cap.cpu_last_t = 0;
 	s->n = cap.nsteps;
 	s->dir = cap.di;
 	s->run_id = cap.step_run;

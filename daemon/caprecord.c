@@ -79,10 +79,13 @@ capstate_judge_dir(struct capstate *c, size_t d)
 		cd->limited_by = "cpu";
 		snprintf(cd->limit_reason, sizeof(cd->limit_reason), "at %.0f "
 		    "updates/s this machine's CPU was the limit (writers on a "
-		    "CPU %.0f %% of the time each, the process %.0f %% of all "
-		    "CPUs%s): the figure is stressd's ceiling here, not the "
-		    "storage's", b->rate, b->f.cpu_writers_pct,
-		    b->f.cpu_process_pct, strstr(b->reason, "generat") != NULL ?
+		    "CPU %.0f %% and waiting for one %.0f %% of the time each, "
+		    "generators %.0f %% and %.0f %%, the process %.0f %% of "
+		    "all CPUs%s): the figure is stressd's ceiling here, not "
+		    "the storage's", b->rate, b->f.cpu_writers_pct,
+		    b->f.cpu_writers_runq_pct, b->f.cpu_generators_pct,
+		    b->f.cpu_generators_runq_pct, b->f.cpu_process_pct,
+		    strstr(b->reason, "generat") != NULL ?
 		    "; the generators missed their pace" : "");
 	} else if (b != NULL) {
 		cd->limited_by = "storage";
@@ -94,25 +97,42 @@ capstate_judge_dir(struct capstate *c, size_t d)
 	}
 }
 
+/* d as a JSON number of at most 15 significant digits: a rate of 45.9
+ * reads 45.9, not json-c's 45.899999999999999. */
+static json_object *
+dbl(double d)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof(buf), "%.15g", d);
+	return json_object_new_double_s(d, buf);
+}
+
 static json_object *
 num_or_null(bool have, double d)
 {
-	return have ? json_object_new_double(d) : NULL;
+	return have ? dbl(d) : NULL;
 }
 
 static void
 add_figures(json_object *o, const struct run_step *f)
 {
 	json_object_object_add(o, "queue_avg",
-	    json_object_new_double(f->queue_avg));
+	    dbl(f->queue_avg));
 	json_object_object_add(o, "queue_p99",
-	    json_object_new_double(f->queue_p99));
+	    dbl(f->queue_p99));
 	json_object_object_add(o, "latency_p99_ms",
 	    num_or_null(f->latency_p99_ms >= 0, f->latency_p99_ms));
 	json_object_object_add(o, "cpu_writers_pct",
-	    json_object_new_double(f->cpu_writers_pct));
+	    dbl(f->cpu_writers_pct));
+	json_object_object_add(o, "cpu_writers_runq_pct",
+	    dbl(f->cpu_writers_runq_pct));
+	json_object_object_add(o, "cpu_generators_pct",
+	    dbl(f->cpu_generators_pct));
+	json_object_object_add(o, "cpu_generators_runq_pct",
+	    dbl(f->cpu_generators_runq_pct));
 	json_object_object_add(o, "cpu_process_pct",
-	    json_object_new_double(f->cpu_process_pct));
+	    dbl(f->cpu_process_pct));
 }
 
 static json_object *
@@ -126,12 +146,12 @@ step_json(const struct capstep *s)
 	json_object_object_add(o, "run_id", json_object_new_int64(s->run_id));
 	json_object_object_add(o, "phase",
 	    json_object_new_string(capsearch_phase_name(s->phase)));
-	json_object_object_add(o, "rate", json_object_new_double(s->rate));
+	json_object_object_add(o, "rate", dbl(s->rate));
 	json_object_object_add(o, "state", json_object_new_string(s->state));
 	json_object_object_add(o, "ended_early",
 	    json_object_new_boolean(s->ended_early));
 	json_object_object_add(o, "load_s",
-	    json_object_new_double(s->f.load_s));
+	    dbl(s->f.load_s));
 	json_object_object_add(o, "samples",
 	    json_object_new_int64((int64_t)s->samples));
 	add_figures(o, &s->f);
@@ -140,7 +160,7 @@ step_json(const struct capstep *s)
 	json_object_object_add(o, "slope_stderr",
 	    num_or_null(s->have_slope, s->se));
 	json_object_object_add(o, "growth_bound_per_s",
-	    json_object_new_double(s->f.growth_bound_per_s));
+	    dbl(s->f.growth_bound_per_s));
 	json_object_object_add(o, "cpu_limited",
 	    json_object_new_boolean(s->cpu_limited));
 	json_object_object_add(o, "dropped",
@@ -195,20 +215,20 @@ search_json(const struct capacity_opts *o, double latency_bound)
 	json_object *s = json_object_new_object();
 
 	json_object_object_add(s, "start_rate",
-	    json_object_new_double(o->start_rate));
+	    dbl(o->start_rate));
 	json_object_object_add(s, "max_rate",
-	    json_object_new_double(o->max_rate));
+	    dbl(o->max_rate));
 	json_object_object_add(s, "precision_pct",
-	    json_object_new_double(o->precision_pct));
+	    dbl(o->precision_pct));
 	json_object_object_add(s, "step_min_s",
-	    json_object_new_double(o->step_min));
+	    dbl(o->step_min));
 	json_object_object_add(s, "step_max_s",
-	    json_object_new_double(o->step_max));
+	    dbl(o->step_max));
 	json_object_object_add(s, "settle_s",
-	    json_object_new_double(o->settle));
+	    dbl(o->settle));
 	json_object_object_add(s, "repeats", json_object_new_int(o->repeats));
 	json_object_object_add(s, "latency_bound_s",
-	    json_object_new_double(latency_bound));
+	    dbl(latency_bound));
 	return s;
 }
 

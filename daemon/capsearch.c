@@ -41,9 +41,12 @@ kept_below(const struct capsearch *s, double hi)
 static double
 round3(double x, double lo, double hi)
 {
-	double scale = pow(10, floor(log10(x)) - 2), r = round(x / scale) *
-	    scale;
+	double e = floor(log10(x)) - 2, r;
 
+	/* Divided by a whole power of ten, not multiplied by a fraction of
+	 * one: 459 / 10 is the double nearest 45.9, 459 * 0.1 is not. */
+	r = e >= 0 ? round(x / pow(10, e)) * pow(10, e) :
+	    round(x * pow(10, -e)) / pow(10, -e);
 	return r > lo && r < hi ? r : x;
 }
 

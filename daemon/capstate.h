@@ -12,6 +12,7 @@
 
 #include "capacity.h"
 #include "capsearch.h"
+#include "cpustat.h"
 #include "knobs.h"
 #include "run.h"
 
@@ -67,6 +68,10 @@ struct capstate {
 	bool			 no_record;	/* refused at once: none kept */
 	bool			 ended_early, drain_cut;
 	double			 last_judged, drain_since;	/* mono s */
+	/* CPU as the step's load began and at its latest judgement: the
+	 * step's CPU shares are the load's, not its creates' or drain's */
+	struct cpustat		 cpu_load0, cpu_last;
+	double			 cpu_load0_t, cpu_last_t;	/* 0: none */
 	bool			 stop_requested;
 	char			 stop_why[256];
 };

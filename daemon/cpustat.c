@@ -58,6 +58,7 @@ static pthread_mutex_t	 mu = PTHREAD_MUTEX_INITIALIZER;
 static struct departed	*gone;
 static size_t		 ngone, capgone;
 static uint64_t		 gone_ns[CPUSTAT_NROLES];
+static uint64_t		 gone_runq[CPUSTAT_NROLES];
 static struct task	 cache[CACHE_MAX];
 static size_t		 ncache;
 
@@ -146,17 +147,23 @@ stat_of(int dirfd, const char *tid, struct taskstat *ts)
 	return parse_stat(buf, ts);
 }
 
-/* The first field of an open schedstat: nanoseconds on the CPU. */
+/* An open schedstat's first two fields: nanoseconds on the CPU, and
+ * waiting on a run queue for one. */
 static int
-sched_ns(int fd, uint64_t *ns)
+sched_ns(int fd, uint64_t *ns, uint64_t *runq)
 {
-	char buf[128], *end;
+	char buf[128], *end, *end2;
 
 	if (pread_proc(fd, buf, sizeof(buf)) <= 0)
 		return -1;
 	errno = 0;
 	*ns = strtoull(buf, &end, 10);
-	return end == buf || errno != 0 ? -1 : 0;
+	if (end == buf || errno != 0)
+		return -1;
+	*runq = strtoull(end, &end2, 10);
+	if (end2 == end || errno != 0)
+		*runq = 0;
+	return 0;
 }
 
 static enum cpustat_role
@@ -189,13 +196,14 @@ cached(pid_t tid)
  */
 static int
 read_task(int dirfd, const char *name, pid_t tid, struct task *t,
-    uint64_t *ns)
+    uint64_t *ns, uint64_t *runq)
 {
 	struct task *c = cached(tid);
 	struct taskstat ts;
 	char path[300];
 
-	if (c != NULL && c->fd != -1 && sched_ns(c->fd, ns) == 0) {
+	*runq = 0;
+	if (c != NULL && c->fd != -1 && sched_ns(c->fd, ns, runq) == 0) {
 		if (c->role == CPUSTAT_OTHER && stat_of(dirfd, name, &ts) == 0)
 			c->role = role_of(ts.name, tid);
 		c->seen = true;
@@ -224,10 +232,11 @@ read_task(int dirfd, const char *name, pid_t tid, struct task *t,
 	c->seen = true;
 	snprintf(path, sizeof(path), "%s/schedstat", name);
 	if ((c->fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) != -1 &&
-	    sched_ns(c->fd, ns) == -1) {
+	    sched_ns(c->fd, ns, runq) == -1) {
 		close(c->fd);
 		c->fd = -1;
 		*ns = ts.ns;
+		*runq = 0;
 	}
 	return 0;
 }
@@ -303,23 +312,26 @@ cpustat_read(struct cpustat *cs)
 		gone[i].seen = false;
 	while ((de = readdir(d)) != NULL) {
 		struct task t;
-		uint64_t ns;
+		uint64_t ns, runq;
 		pid_t tid;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		tid = (pid_t)strtol(de->d_name, NULL, 10);
 		/* A thread that ended since readdir is simply not there. */
-		if (read_task(dirfd(d), de->d_name, tid, &t, &ns) == -1 ||
-		    departed(tid, t.start))
+		if (read_task(dirfd(d), de->d_name, tid, &t, &ns,
+		    &runq) == -1 || departed(tid, t.start))
 			continue;
 		cs->role[t.role] += ns;
+		cs->runq[t.role] += runq;
 	}
 	closedir(d);
 	prune_cache();
 	prune_gone();
-	for (int i = 0; i < CPUSTAT_NROLES; i++)
+	for (int i = 0; i < CPUSTAT_NROLES; i++) {
 		cs->role[i] += gone_ns[i];
+		cs->runq[i] += gone_runq[i];
+	}
 	/* The process last, so it covers every thread read above. */
 	cs->process = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	cs->valid = true;
@@ -333,11 +345,18 @@ cpustat_thread_exit(void)
 	struct taskstat ts;
 	char buf[1024];
 	pid_t tid = gettid();
-	uint64_t ns;
+	uint64_t ns, on, runq = 0;
+	int fd;
 
 	if (read_proc(AT_FDCWD, "/proc/thread-self/stat", buf,
 	    sizeof(buf)) == -1 || parse_stat(buf, &ts) == -1)
 		return;
+	if ((fd = open("/proc/thread-self/schedstat", O_RDONLY |
+	    O_CLOEXEC)) != -1) {
+		if (sched_ns(fd, &on, &runq) == -1)
+			runq = 0;
+		close(fd);
+	}
 	ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	pthread_mutex_lock(&mu);
 	if (ngone == capgone) {
@@ -354,6 +373,7 @@ cpustat_thread_exit(void)
 	gone[ngone].start = ts.start;
 	gone[ngone++].seen = true;
 	gone_ns[role_of(ts.name, tid)] += ns;
+	gone_runq[role_of(ts.name, tid)] += runq;
 out:
 	pthread_mutex_unlock(&mu);
 }

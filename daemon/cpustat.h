@@ -27,6 +27,9 @@ enum cpustat_role {
 struct cpustat {
 	bool		valid;			/* false: /proc unreadable */
 	uint64_t	role[CPUSTAT_NROLES];	/* ns */
+	/* ns the role's threads waited for a CPU (on a run queue:
+	 * schedstat's second field; 0 where unknown) */
+	uint64_t	runq[CPUSTAT_NROLES];
 	uint64_t	process;		/* ns, every thread ever */
 };
 

@@ -114,6 +114,9 @@ struct run_step {
 	double		 queue_avg, queue_p99;	/* judged samples */
 	double		 latency_p99_ms;	/* < 0: nothing written */
 	double		 cpu_writers_pct;	/* of one CPU per writer */
+	double		 cpu_writers_runq_pct;	/* waiting for one, each */
+	double		 cpu_generators_pct;	/* per generator, on one */
+	double		 cpu_generators_runq_pct;	/* waiting, each */
 	double		 cpu_process_pct;	/* of all online CPUs */
 	double		 growth_bound_per_s;
 	uint64_t	 dropped, failed;
@@ -121,6 +124,11 @@ struct run_step {
 void		 run_step_figures(struct run *r, double settle_s, double rate,
 		    double growth_share, struct verdict *v,
 		    struct run_step *f);
+/* f's CPU shares from `from` to `to` over wall s, for the knobs p. */
+struct cpustat;
+void		 run_step_cpu(const struct cpustat *from,
+		    const struct cpustat *to, double wall,
+		    const struct stress_params *p, struct run_step *f);
 /* Tag the record as step `step` of capacity search `id` at rate. */
 void		 run_set_capacity(struct run *r, unsigned id, int step,
 		    double rate);

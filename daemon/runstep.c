@@ -42,26 +42,48 @@ queue_of(const struct verdict_input *in, double from, double to,
 	free(ys);
 }
 
-/* CPU shares over the run so far: per writer, and of the machine. */
+/* Percent of wall s per thread of n that the ns from a to b are. */
+static double
+share(uint64_t a, uint64_t b, double wall, uint64_t n)
+{
+	return b > a ? 100 * (double)(b - a) / 1e9 / wall /
+	    (double)(n > 0 ? n : 1) : 0;
+}
+
+void
+run_step_cpu(const struct cpustat *from, const struct cpustat *to,
+    double wall, const struct stress_params *p, struct run_step *f)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!from->valid || !to->valid || wall <= 0)
+		return;
+	f->cpu_writers_pct = share(from->role[CPUSTAT_WRITERS],
+	    to->role[CPUSTAT_WRITERS], wall, p->write_threads);
+	f->cpu_writers_runq_pct = share(from->runq[CPUSTAT_WRITERS],
+	    to->runq[CPUSTAT_WRITERS], wall, p->write_threads);
+	f->cpu_generators_pct = share(from->role[CPUSTAT_GENERATORS],
+	    to->role[CPUSTAT_GENERATORS], wall, p->threads);
+	f->cpu_generators_runq_pct = share(from->runq[CPUSTAT_GENERATORS],
+	    to->runq[CPUSTAT_GENERATORS], wall, p->threads);
+	f->cpu_process_pct = share(from->process, to->process, wall,
+	    (uint64_t)(ncpu > 0 ? ncpu : 1));
+}
+
+/* CPU shares over the run so far (capacity.c takes the load's own when
+ * it has them). */
 static void
 cpu_of(struct run *r, double wall, struct run_step *f)
 {
 	struct cpustat now;
 	const struct cpustat *end = &r->cpu1;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (run_active(r)) {
 		if (cpustat_read(&now) == -1)
 			return;
 		end = &now;
 	}
-	if (!r->cpu0.valid || !end->valid || wall <= 0)
-		return;
-	f->cpu_writers_pct = 100 * (double)(end->role[CPUSTAT_WRITERS] -
-	    r->cpu0.role[CPUSTAT_WRITERS]) / 1e9 / wall /
-	    (double)(r->p.write_threads > 0 ? r->p.write_threads : 1);
-	f->cpu_process_pct = 100 * (double)(end->process - r->cpu0.process) /
-	    1e9 / wall / (double)(ncpu > 0 ? ncpu : 1);
+	run_step_cpu(&r->cpu0, end, wall, &r->p, f);
 }
 
 void
