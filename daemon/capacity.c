@@ -51,6 +51,7 @@ capacity_start(unsigned id, const struct stress_params *p,
 	memset(&cap, 0, sizeof(cap));
 	if (knobs_copy(&cap.base, p) == -1)
 		return -1;
+	cap.base.queue_creates = false;	/* as every step runs */
 	cap.o = *o;
 	memset(o, 0, sizeof(*o));	/* taken */
 	cap.id = id;
@@ -93,8 +94,15 @@ finish_search(enum capstate_state st, const char *fmt, ...)
 		caprecord_write(&cap);
 	log_info("capacity %u: %s%s%s", cap.id, capstate_name(st),
 	    cap.reason[0] ? ": " : "", cap.reason);
-	control_fail_deferred(CONTROL_WAIT_CAPACITY_START, PROTO_ERR_NO_RUN,
-	    NULL, cap.reason[0] ? cap.reason : "the search ended");
+	if (!cap.replied) {
+		char msg[1400];
+
+		cap.replied = true;
+		snprintf(msg, sizeof(msg), "capacity search %u %s before its "
+		    "first step: %s", cap.id, capstate_name(st), cap.reason);
+		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
+		    PROTO_ERR_NO_RUN, NULL, msg);
+	}
 	control_complete_deferred(CONTROL_WAIT_CAPACITY_END,
 	    caprecord_json(&cap));
 }
@@ -168,6 +176,30 @@ start_step(void)
 	    cap.o.dirs[cap.di], cap.cs.rate, cap.step_run);
 }
 
+/* On to the next directory, or the search's end: done when any
+ * directory's search is, failed when every one was refused. */
+static void
+next_dir(void)
+{
+	size_t done = 0;
+
+	if (++cap.di < cap.o.ndirs) {
+		cap.dirs[cap.di].state = "running";
+		capsearch_init(&cap.cs, cap.o.start_rate, cap.o.max_rate,
+		    cap.o.precision_pct / 100, cap.o.repeats);
+		caprecord_write(&cap);
+		return;
+	}
+	for (size_t i = 0; i < cap.o.ndirs; i++)
+		done += strcmp(cap.dirs[i].state, "done") == 0;
+	if (done > 0)
+		finish_search(CAPSTATE_DONE, "%s", done == cap.o.ndirs ? "" :
+		    "some directories failed: see each one's limit_reason");
+	else
+		finish_search(CAPSTATE_FAILED, "every directory failed: see "
+		    "each one's limit_reason");
+}
+
 /* The step's preparation ended: launched, or refused. */
 static void
 prepared(void)
@@ -194,13 +226,23 @@ prepared(void)
 		/* Nothing was done: the client hears why, no record stays. */
 		cap.replied = true;
 		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
-		    PROTO_ERR_BAD_ARGUMENT, field != NULL &&
-		    strcmp(field, "dir") == 0 ? "dirs[0]" : field, msg);
+		    PROTO_ERR_BAD_ARGUMENT, field[0] != '\0' &&
+		    strcmp(field, "dir") != 0 ? field : "dirs[0]", msg);
 		caprecord_remove(&cap);
 		cap.no_record = true;
+		finish_search(CAPSTATE_FAILED, "step %d in %s was refused: %s",
+		    cap.nsteps + 1, cap.o.dirs[cap.di], msg);
+		return;
 	}
-	finish_search(CAPSTATE_FAILED, "step %d in %s was refused: %s",
-	    cap.nsteps + 1, cap.o.dirs[cap.di], msg);
+	/* A later directory refused (its files, say): the others are
+	 * still worth their search. */
+	cap.dirs[cap.di].state = "failed";
+	snprintf(cap.dirs[cap.di].limit_reason,
+	    sizeof(cap.dirs[cap.di].limit_reason), "its step %d was refused: "
+	    "%s", cap.nsteps + 1, msg);
+	log_warnx("capacity %u: %s: step %d refused: %s", cap.id,
+	    cap.o.dirs[cap.di], cap.nsteps + 1, msg);
+	next_dir();
 }
 
 /* A step that has its answer ends now; a drain that lasts too long
@@ -300,8 +342,20 @@ step_ended(struct run *r)
 	    s->rate, s->kept_up == 1 ? "kept up" : s->kept_up == 0 ?
 	    "fell behind" : "could not tell (counted as not kept up)");
 	if (cap.stop_requested) {
+		/* Stopped before its answer: judged on part of a load. */
+		s->kept_up = -1;
 		finish_search(CAPSTATE_STOPPED, "%s (during step %d)",
 		    cap.stop_why, s->n);
+		return;
+	}
+	if (v.cause == VERDICT_BY_REFUSED) {
+		/* Its files were refused (kind denied): a setup problem, not
+		 * the storage's limit, and no lower rate would help. */
+		cap.dirs[cap.di].state = "failed";
+		snprintf(cap.dirs[cap.di].limit_reason,
+		    sizeof(cap.dirs[cap.di].limit_reason), "step %d: %s",
+		    s->n, v.reason);
+		next_dir();
 		return;
 	}
 	/* Only a step that showed it kept up counts as kept up. */
@@ -310,16 +364,8 @@ step_ended(struct run *r)
 	capstate_judge_dir(&cap, cap.di);
 	if (cap.cs.done) {
 		cap.dirs[cap.di].state = "done";
-		if (++cap.di < cap.o.ndirs) {
-			cap.dirs[cap.di].state = "running";
-			capsearch_init(&cap.cs, cap.o.start_rate,
-			    cap.o.max_rate, cap.o.precision_pct / 100,
-			    cap.o.repeats);
-		}
-	}
-	if (cap.di >= cap.o.ndirs)
-		finish_search(CAPSTATE_DONE, "%s", "");
-	else
+		next_dir();
+	} else
 		caprecord_write(&cap);
 }
 
@@ -369,8 +415,9 @@ capacity_status_json(void)
 	    (int64_t)cap.o.ndirs));
 	json_object_object_add(o, "dir", json_object_new_string(
 	    cap.o.dirs[cap.di < cap.o.ndirs ? cap.di : 0]));
+	/* The step running, or the next one between two. */
 	json_object_object_add(o, "step", json_object_new_int(cap.nsteps +
-	    (cap.step_run != 0 ? 1 : 0)));
+	    1));
 	json_object_object_add(o, "phase", json_object_new_string(
 	    capsearch_phase_name(cap.cs.phase)));
 	json_object_object_add(o, "rate", json_object_new_double(cap.cs.rate));
@@ -388,7 +435,8 @@ capacity_status_json(void)
 json_object *
 capacity_record_json(unsigned id)
 {
-	return cap.id == id && cap.id != 0 && cap.o.ndirs > 0 ?
+	return cap.id == id && cap.id != 0 && cap.o.ndirs > 0 &&
+	    !cap.no_record ?
 	    caprecord_json(&cap) : NULL;
 }
 

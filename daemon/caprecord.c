@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -90,10 +91,13 @@ capstate_judge_dir(struct capstate *c, size_t d)
 	} else if (b != NULL) {
 		cd->limited_by = "storage";
 		snprintf(cd->limit_reason, sizeof(cd->limit_reason), "at %.0f "
-		    "updates/s the storage fell behind while the writers were "
-		    "on a CPU only %.0f %% of the time each (the process %.0f "
-		    "%% of all CPUs): they waited on the storage", b->rate,
-		    b->f.cpu_writers_pct, b->f.cpu_process_pct);
+		    "updates/s the storage %s while the writers were on a CPU "
+		    "%.0f %% and waiting for one %.0f %% of the time each (the "
+		    "process %.0f %% of all CPUs): they waited on the storage",
+		    b->rate, b->kept_up == 0 ? "fell behind" : "could not be "
+		    "shown to keep up by step_max (counted as not kept up)",
+		    b->f.cpu_writers_pct, b->f.cpu_writers_runq_pct,
+		    b->f.cpu_process_pct);
 	}
 }
 
@@ -198,7 +202,7 @@ dir_json(const struct capstate *c, size_t d)
 	    NULL);
 	json_object_object_add(o, "limited_by", cd->limited_by != NULL ?
 	    json_object_new_string(cd->limited_by) : NULL);
-	json_object_object_add(o, "limit_reason", cd->limited_by != NULL ?
+	json_object_object_add(o, "limit_reason", cd->limit_reason[0] ?
 	    json_object_new_string(cd->limit_reason) : NULL);
 	at = NULL;
 	if (cd->at_step > 0) {
@@ -232,6 +236,18 @@ search_json(const struct capacity_opts *o, double latency_bound)
 	return s;
 }
 
+/* The host's name, as the records of its runs give it. */
+static json_object *
+host_name(void)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		return NULL;
+	host[sizeof(host) - 1] = '\0';
+	return json_object_new_string(host);
+}
+
 static json_object *
 machine_json(void)
 {
@@ -261,6 +277,7 @@ caprecord_json(const struct capstate *c)
 	json_object_object_add(o, "ended", report_time_json(c->ended));
 	json_object_object_add(o, "version",
 	    json_object_new_string(PACKAGE_VERSION));
+	json_object_object_add(o, "host", host_name());
 	json_object_object_add(o, "machine", machine_json());
 	p = knobs_to_json(&c->base);
 	/* Set by the search for each step, per directory. */
@@ -331,6 +348,34 @@ caprecord_remove(const struct capstate *c)
 	rmdir(dir);
 }
 
+/* A record a crash left running: interrupted, ended now, and its
+ * running directory too. */
+static void
+mark_interrupted(json_object *o)
+{
+	json_object *dirs, *st;
+
+	json_object_object_add(o, "state",
+	    json_object_new_string("interrupted"));
+	json_object_object_add(o, "reason", json_object_new_string("stressd "
+	    "ended (a crash or kill) during the search; the steps it "
+	    "finished are kept; ended is when the next stressd found it"));
+	json_object_object_add(o, "ended", report_time_json(time(NULL)));
+	if (!json_object_object_get_ex(o, "dirs", &dirs) ||
+	    !json_object_is_type(dirs, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
+		json_object *d = json_object_array_get_idx(dirs, i);
+
+		if (json_object_is_type(d, json_type_object) &&
+		    json_object_object_get_ex(d, "state", &st) &&
+		    json_object_is_type(st, json_type_string) &&
+		    strcmp(json_object_get_string(st), "running") == 0)
+			json_object_object_add(d, "state",
+			    json_object_new_string("interrupted"));
+	}
+}
+
 void
 capacity_recover(const char *state_dir)
 {
@@ -345,14 +390,12 @@ capacity_recover(const char *state_dir)
 
 		if (o == NULL)
 			continue;
+		/* A record is anyone's bytes: a state of any type is
+		 * no reason to stop here. */
 		if (json_object_object_get_ex(o, "state", &st) &&
+		    json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "running") == 0) {
-			json_object_object_add(o, "state",
-			    json_object_new_string("interrupted"));
-			json_object_object_add(o, "reason",
-			    json_object_new_string("stressd ended (a crash or "
-			    "kill) during the search; the steps it finished "
-			    "are kept"));
+			mark_interrupted(o);
 			if (write_record(ids[i], o) == 0)
 				log_info("capacity %u: marked interrupted",
 				    ids[i]);

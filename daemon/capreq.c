@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "conffile.h"
 #include "knobs.h"
 #include "proto.h"
 #include "request.h"
@@ -190,6 +191,20 @@ static const char *const search_own[] = {
 	"step_max", "settle", "repeats", NULL
 };
 
+/* Whether the client's args or the profile they name set key. */
+static bool
+given(json_object *args, const struct config *cfg, const char *key)
+{
+	json_object *name, *prof;
+
+	if (json_object_object_get_ex(args, key, NULL))
+		return true;
+	return cfg != NULL && json_object_object_get_ex(args, "profile",
+	    &name) && json_object_is_type(name, json_type_string) &&
+	    (prof = conffile_profile(cfg, json_object_get_string(name))) !=
+	    NULL && json_object_object_get_ex(prof, key, NULL);
+}
+
 static int
 run_knobs(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
@@ -206,10 +221,8 @@ run_knobs(json_object *args, const struct config *cfg,
 		if (!own)
 			json_object_object_add(knobs, k, json_object_get(v));
 	}
-	have_latency = json_object_object_get_ex(knobs, "latency_bound",
-	    NULL);
-	have_interval = json_object_object_get_ex(knobs, "sample_interval",
-	    NULL);
+	have_latency = given(args, cfg, "latency_bound");
+	have_interval = given(args, cfg, "sample_interval");
 	json_object_object_add(knobs, "dir",
 	    json_object_new_string(a->cap.dirs[0]));
 	rv = request_check_start(knobs, cfg, a, err);

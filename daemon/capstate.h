@@ -43,7 +43,7 @@ struct capstep {
 struct capdir {
 	const char		*state;	/* pending running done stopped failed */
 	const char		*limited_by;	/* NULL: not known yet */
-	char			 limit_reason[400];
+	char			 limit_reason[700];
 	int			 at_step;	/* the step at capacity; 0 */
 	int			 behind_step;	/* the first one behind; 0 */
 	double			 lo, hi;	/* the bracket; 0: none */

@@ -1,7 +1,9 @@
 /* The commands that start, stop and wait for runs. */
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -189,36 +191,67 @@ dirs_allowed(struct control_conn *c, json_object *id,
 }
 
 /*
+ * The directory as the kernel resolves it (or its parent's, and its
+ * last name, when it is still to be made) into out; -1 when neither
+ * exists.
+ */
+static int
+resolved(const char *d, char *out, size_t len)
+{
+	char parent[4096], real[PATH_MAX], *slash;
+	const char *base;
+
+	if (realpath(d, real) != NULL) {
+		snprintf(out, len, "%s", real);
+		return 0;
+	}
+	snprintf(parent, sizeof(parent), "%s", d);
+	while ((slash = strrchr(parent, '/')) != NULL && slash[1] == '\0' &&
+	    slash != parent)
+		*slash = '\0';	/* trailing slashes */
+	if ((slash = strrchr(parent, '/')) == NULL)
+		return -1;
+	base = d + (slash - parent) + 1;
+	slash[slash == parent ? 1 : 0] = '\0';
+	if (realpath(parent, real) == NULL)
+		return -1;
+	snprintf(out, len, "%s/%.*s", strcmp(real, "/") == 0 ? "" : real,
+	    (int)strcspn(base, "/"), base);
+	return 0;
+}
+
+/*
  * Every directory, or its parent, must exist: a search runs for hours,
  * and a typo or an unmounted filesystem would otherwise have it create
  * its tree on whatever lies beneath (a run's dir is made if missing).
+ * Nor may two name one directory (a/, a//, b/../a, a symlink to a): the
+ * second would reuse the first's files and rank it against itself.
  * Asked after the policy, so only of directories the client may use.
  */
 static bool
 dirs_exist(struct control_conn *c, json_object *id,
     const struct request_args *a)
 {
-	char field[32], parent[4096], *slash;
-	struct stat st;
+	static char canon[CAPACITY_MAX_DIRS][PATH_MAX + 256];
+	char field[32];
 
 	for (size_t i = 0; i < a->cap.ndirs; i++) {
-		const char *d = a->cap.dirs[i];
-
-		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
-			continue;
-		snprintf(parent, sizeof(parent), "%s", d);
-		while ((slash = strrchr(parent, '/')) != NULL &&
-		    slash[1] == '\0' && slash != parent)
-			*slash = '\0';	/* trailing slashes */
-		if ((slash = strrchr(parent, '/')) != NULL)
-			slash[slash == parent ? 1 : 0] = '\0';
-		if (stat(parent, &st) == 0 && S_ISDIR(st.st_mode))
-			continue;
 		snprintf(field, sizeof(field), "dirs[%zu]", i);
-		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field,
-		    "dirs[%zu]: neither the directory nor its parent %s "
-		    "exists (is its filesystem mounted?)", i, parent);
-		return false;
+		if (resolved(a->cap.dirs[i], canon[i], sizeof(canon[i])) ==
+		    -1) {
+			control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT,
+			    field, "dirs[%zu]: neither the directory nor its "
+			    "parent exists (is its filesystem mounted?)", i);
+			return false;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(canon[i], canon[j]) == 0) {
+				control_reply_error(c, id,
+				    PROTO_ERR_BAD_ARGUMENT, field, "dirs[%zu] "
+				    "is dirs[%zu] again, spelt another way: "
+				    "each directory once", i, j);
+				return false;
+			}
 	}
 	return true;
 }

@@ -26,7 +26,7 @@ static struct {
 	bool		 shutting_down;	/* SIGTERM/SIGINT: no new runs */
 	const struct config *cfg;	/* profiles, allowed_dirs, defaults */
 	char		 refusal[PROTO_MAX_RUN_ERROR];	/* the last one */
-	const char	*refusal_field;
+	char		 refusal_field[64];
 } d;
 
 static void
@@ -168,7 +168,7 @@ launch_pending(void)
 		snprintf(d.refusal, sizeof(d.refusal), "%s", d.shutting_down ?
 		    "stressd is shutting down; the run was not started" :
 		    "the run was stopped before it started");
-		d.refusal_field = NULL;
+		d.refusal_field[0] = '\0';
 		control_fail_deferred(CONTROL_WAIT_START, PROTO_ERR_NO_RUN,
 		    NULL, d.refusal);
 		d.cancel_pending = false;
@@ -176,7 +176,9 @@ launch_pending(void)
 	}
 	if (run_launch(r, &field, err, sizeof(err)) == -1) {
 		snprintf(d.refusal, sizeof(d.refusal), "%s", err);
-		d.refusal_field = field;
+		/* Copied: the field may be the freed run's. */
+		snprintf(d.refusal_field, sizeof(d.refusal_field), "%s",
+		    field != NULL ? field : "");
 		control_fail_deferred(CONTROL_WAIT_START,
 		    PROTO_ERR_BAD_ARGUMENT, field, err);
 		goto refused;

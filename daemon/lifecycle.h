@@ -33,7 +33,8 @@ const char *lifecycle_socket_path(void);
  * search's record. */
 unsigned lifecycle_next_id(void);
 unsigned lifecycle_take_id(void);
-/* Why the last prepared run was refused (and the field), "" if never. */
+/* Why the last prepared run was refused (and the field, "" if none),
+ * "" if never. */
 const char *lifecycle_refusal(const char **field);
 /* When the daemon started (util_now's clock). */
 double	lifecycle_started(void);

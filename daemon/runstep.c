@@ -110,9 +110,9 @@ run_step_figures(struct run *r, double settle_s, double rate,
 	p99 = runview_e2p_p99_ms(r->lat.e2p);
 	pthread_mutex_unlock(&r->lat.mu);
 	runview_verdict_input(r, &c, generated, p99, now, &in, &pts);
-	/* The settle is not judged: the step's queue forms in it. */
-	if (in.load_from_s >= 0)
-		in.load_from_s += settle_s;
+	/* The settle is not judged: the step's queue forms in it.  Only
+	 * the trend skips it: generation is late or not from the start. */
+	in.settle_s = settle_s;
 	share = c.enqueued > 0 ? (double)c.significant_ops_enqueued /
 	    (double)c.enqueued : 1;
 	/* Growth under this share of what was offered: the storage wrote
@@ -121,8 +121,7 @@ run_step_figures(struct run *r, double settle_s, double rate,
 	in.growth_bound_per_s = f->growth_bound_per_s > 0 ?
 	    f->growth_bound_per_s : 1e-9;
 	verdict_compute(&in, v);
-	f->load_s = in.load_from_s >= 0 ? in.load_to_s - in.load_from_s +
-	    settle_s : 0;
+	f->load_s = in.load_from_s >= 0 ? in.load_to_s - in.load_from_s : 0;
 	queue_of(&in, v->from_s, v->to_s, f);
 	f->latency_p99_ms = p99;
 	f->dropped = c.dropped;

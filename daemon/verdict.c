@@ -88,8 +88,11 @@ measure(const struct verdict_input *in, struct verdict *v)
 		v->queued += in->pts[i].y > 1;
 	}
 	v->load_samples = i1 - i0;
-	v->from_s = in->load_from_s + (len > 0 ? VERDICT_SETTLE * len : 0);
 	v->to_s = in->load_to_s;
+	v->from_s = in->load_from_s + (len > 0 ? VERDICT_SETTLE * len : 0) +
+	    in->settle_s;
+	if (v->from_s > v->to_s)
+		v->from_s = v->to_s;
 	phase_range(in, v->from_s, v->to_s, &i0, &i1);
 	v->samples = i1 - i0;
 	if (v->samples >= VERDICT_MIN_SAMPLES)

@@ -95,6 +95,9 @@ struct verdict_input {
 	 * the material backlog in 1 h (a step is too short to project an
 	 * hour: it asks whether the storage wrote all but this much) */
 	double		 growth_bound_per_s;
+	/* s after the load's start that the trend does not judge either (a
+	 * capacity step's settle); the pace still counts from the start */
+	double		 settle_s;
 	/* warnings */
 	double		 sample_interval;
 	bool		 sync_none;

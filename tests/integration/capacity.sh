@@ -48,6 +48,12 @@ expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"step_min\": 1,
     bad_argument step_max "a step too short for the verdict"
 expect_error "$(capreq "{\"dirs\": [\"$D1\", \"$D1\"], $base}")" \
     bad_argument "dirs[1]" "a dir twice"
+mkdir -p "$T/e1"
+ln -s "$T/e1" "$T/e1link"
+for twice in "$T/e1/" "$T//e1" "$T/e1/../e1" "$T/e1link"; do
+	expect_error "$(capreq "{\"dirs\": [\"$T/e1\", \"$twice\"], $base}")" \
+	    bad_argument "dirs[1]" "a dir twice as $twice"
+done
 r=$(capreq "{\"dirs\": [\"$D1\", \"$T/nowhere/x\"], $base}")
 expect_error "$r" bad_argument "dirs[1]" "a dir whose parent is missing"
 assert_contains "$(jget "$r" error.message)" "mounted" "missing dir message"
@@ -105,6 +111,8 @@ for d in 0 1; do
 	    "$F")" 3 "dir $d steps"
 done
 assert_eq "$(jq -r '.dirs[1].label' "$F")" two "labels"
+assert_eq "$(jq -r '.params.queue_creates' "$F")" false "params as the steps ran"
+assert_eq "$(jq -r '.host' "$F")" "$(hostname)" "host"
 assert_eq "$(jq -r '[.steps[].kept_up] | all' "$F")" true "every step kept up"
 # Each step is a run record of its own, tagged; the files hold every
 # update the steps of their directory wrote (timestamps go on).
@@ -123,6 +131,24 @@ r=$(rawreq "{\"cmd\": \"report\", \"args\": {\"run\": $CID}}")
 assert_eq "$(jget "$r" result.schema)" stressd-capacity "report of the search"
 assert_eq "$(ctlj status | jq -c .capacity)" null "status after the search"
 
+# ---- 2b. a directory whose file is refused (kind denied: a symlink):
+# a setup problem, not the storage's limit; the other directory goes on
+mkdir -p "$T/den"
+ln -s /etc/hostname "$T/den/3.rrd"
+r=$(capreq "{\"dirs\": [\"$T/den\", \"$T/ok\"], $search, $base}")
+assert_eq "$(jget "$r" ok)" true "a search with a refused file: $r"
+CID=$(jnum "$r" result.capacity_id)
+rec=$(CTL_TIMEOUT=$WAIT_TIMEOUT ctlj wait)
+F=$STATE/runs/$CID/capacity.json
+assert_eq "$(jq -r '.dirs[0].state' "$F")" failed "the refused dir"
+assert_contains "$(jq -r '.dirs[0].limit_reason' "$F")" "denied" \
+    "the refused dir's reason"
+assert_eq "$(jq -r '.dirs[0].limited_by' "$F")" null "not the storage"
+assert_eq "$(jq '[.steps[] | select(.dir_index == 0)] | length' "$F")" 1 \
+    "steps of the refused dir"
+assert_eq "$(jq -r '.dirs[1].state' "$F")" done "the other dir"
+assert_eq "$(jq -r '.state' "$F")" done "the search"
+
 # ---- 3. stop mid-step: stopped, steps so far kept, the step drained
 long="\"start_rate\": 300, \"max_rate\": 100000, \"step_min\": 8,
     \"step_max\": 20, \"settle\": 0.5"
@@ -135,6 +161,8 @@ assert_eq "$(jq -r .state "$F")" stopped "stopped search's state"
 assert_contains "$(jq -r .reason "$F")" "stop" "stopped search's reason"
 assert_num "$(jq '.steps | length' "$F")" '>=' 2 "steps kept"
 assert_eq "$(jq -r '.steps[-1].state' "$F")" stopped "the last step"
+assert_eq "$(jq -r '.steps[-1].kept_up' "$F")" null \
+    "a step stopped before its answer"
 last=$(jq '.steps[-1].run_id' "$F")
 s=$(jq . "$STATE/runs/$last/report.json")
 assert_num "$(jnum "$s" counters.updates_completed)" == \
@@ -161,8 +189,15 @@ wait "$DPID" 2>/dev/null || true
 F=$STATE/runs/$CID/capacity.json
 n=$(jq '.steps | length' "$F")
 assert_num "$n" '>=' 1 "steps before the kill"
+# A record of anyone's bytes must not stop the next start.
+mkdir "$STATE/runs/9000"
+echo '{"schema": "stressd-capacity", "id": 9000, "state": null}' \
+    >"$STATE/runs/9000/capacity.json"
 start_daemon
 assert_eq "$(jq -r .state "$F")" interrupted "search after kill -9"
 assert_eq "$(jq '.steps | length' "$F")" "$n" "steps after kill -9"
+[ "$(jq -r .ended "$F")" != null ] || fail "an interrupted search's end"
+assert_eq "$(jq -r '[.dirs[].state] | index("running")' "$F")" null \
+    "a dir still running after kill -9"
 assert_alive "at the end"
 log "ok"

@@ -536,6 +536,20 @@ test_step_bound(void **state)
 	verdict_compute(&in, &v);
 	assert_int_equal(v.kept_up, -1);
 	assert_non_null(strstr(v.reason, "straddles"));
+	/* a step's settle is not judged by the trend, yet generation late
+	 * by it is still late: 10,000 of 12,000 updates in 12 s */
+	series(&in, 121, 0.1, flat);
+	in.growth_bound_per_s = 100;
+	in.settle_s = 2;
+	in.update_time = 12;
+	in.max_updates = 12000;
+	in.generated = 10000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.cause, VERDICT_BY_GENERATORS);
+	in.generated = 12000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_true(v.from_s >= 2 + 0.1 * 12 - 1e-9);
 }
 
 int
