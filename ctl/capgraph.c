@@ -80,8 +80,10 @@ collect_line(struct capline *l, json_object *rec, size_t di)
 		json_object *s = json_object_array_get_idx(st, i);
 		double r, q, b;
 
+		/* A copied record may say anything: rates past 1e12 (or
+		 * under 0.001) would be decades no axis can hold. */
 		if (jpath_num0(s, "dir_index") != (double)di ||
-		    !jpath_num(s, "rate", &r) || r <= 0 ||
+		    !jpath_num(s, "rate", &r) || !(r >= 1e-3 && r <= 1e12) ||
 		    !jpath_num(s, "slope_per_s", &q) ||
 		    !jpath_num(s, "growth_bound_per_s", &b) || b <= 0)
 			continue;

@@ -52,7 +52,9 @@ capview_state_ended(const char *state)
 char *
 capview_rate(double r)
 {
-	return output_xprintf(fabs(r) >= 100 ? "%.0f" : "%.3g", r);
+	/* %.0f of 1e308 is 309 digits: a copied record may hold it. */
+	return output_xprintf(fabs(r) >= 100 && fabs(r) < 1e15 ? "%.0f" :
+	    "%.3g", r);
 }
 
 /* A ceiling of the tool, not of the storage. */
@@ -168,10 +170,23 @@ relation(const struct capdir *u, const struct capdir *l, const char *un,
 	}
 	/* A ceiling's figure is a lower bound of its storage: it may be
 	 * ahead of a bracket it clears, never behind anything. */
+	if (is_ceiling(l) && is_ceiling(u)) {
+		*text = output_xprintf("not ranked on storage: both figures are "
+		    "ceilings (%s's %s, %s's %s)", un, ceiling_what(u), ln,
+		    ceiling_what(l));
+		return "ceiling";
+	}
 	if (is_ceiling(l)) {
 		*text = output_xprintf("not ranked on storage: %s's figure is "
 		    "%s", ln, ceiling_what(l));
 		return "ceiling";
+	}
+	/* No upper end below: its search did not finish. */
+	if (!l->has_behind) {
+		*text = output_xprintf("not ranked: %s's search did not find "
+		    "its limit (%s)", ln, jpath_str(l->d, "state") != NULL ?
+		    jpath_str(l->d, "state") : "no state");
+		return "unknown";
 	}
 	if (l->has_behind && u->cap >= l->behind) {
 		*text = is_ceiling(u) ? output_xprintf("%s ahead of %s by at "

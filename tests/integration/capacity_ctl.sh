@@ -153,6 +153,12 @@ assert_eq "$(jget "$(ctlj report "$id")" state)" stopped "search stopped"
 run_ctl 0 "fixture graph" --socket /nonexistent report --graph "$T/f.png" \
     "$FIX/capacity-alpha.json"
 png_size "$T/f.png" >/dev/null
+# A copied record may hold any number: a rate of 1e308 is no axis of 308
+# decades (it failed with "more than 200 graph arguments").
+jq '.steps[0].rate = 1e308' "$FIX/capacity-alpha.json" >"$T/huge.json"
+run_ctl 0 "graph of a record with a huge rate" --socket /nonexistent \
+    report --graph "$T/huge.png" "$T/huge.json"
+png_size "$T/huge.png" >/dev/null
 run_ctl 0 "graph of a capacity record" --socket /nonexistent graph \
     "$FIX/capacity-beta.json" -o "$T/g.png"
 png_size "$T/g.png" >/dev/null

@@ -180,6 +180,21 @@ test_no_figure(void **state)
 	assert_string_equal(rel(r, 0), "ahead");
 	json_object_put(r);
 	json_object_put(o);
+	/* the lower one's search stopped before its limit: no bracket to
+	 * be within, not ranked */
+	o = two(1000, -1, "", 900, -1, "");
+	r = capview_ranking(&o, 1);
+	assert_string_equal(rel(r, 0), "unknown");
+	json_object_put(r);
+	json_object_put(o);
+	/* both at max_rate: the note names both */
+	o = two(1600, -1, "max_rate", 1600, -1, "max_rate");
+	r = capview_ranking(&o, 1);
+	assert_string_equal(rel(r, 0), "ceiling");
+	assert_non_null(strstr(jpath_str(json_object_array_get_idx(r, 0),
+	    "next.text"), "both figures are ceilings"));
+	json_object_put(r);
+	json_object_put(o);
 }
 
 static void
