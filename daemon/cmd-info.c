@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "capacity.h"
 #include "cmd.h"
 #include "control.h"
 #include "lifecycle.h"
@@ -28,8 +29,11 @@ version_json(void)
 static void
 cmd_stats(struct control_conn *c, json_object *id, struct request_args *a)
 {
+	json_object *o = lifecycle_stats_json();
+
 	(void)a;
-	control_reply_ok(c, id, lifecycle_stats_json());
+	json_object_object_add(o, "capacity", capacity_status_json());
+	control_reply_ok(c, id, o);
 }
 
 static void
@@ -52,6 +56,7 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	    json_object_new_int64(run_id(pending)) : NULL);
 	json_object_object_add(o, "run",
 	    run != NULL ? run_status_json(run) : NULL);
+	json_object_object_add(o, "capacity", capacity_status_json());
 	control_reply_ok(c, id, o);
 }
 

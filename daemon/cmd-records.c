@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "capacity.h"
 #include "cmd.h"
 #include "control.h"
 #include "lifecycle.h"
@@ -14,10 +15,16 @@ static json_object *
 report_of(unsigned id)
 {
 	struct run *run = lifecycle_run();
+	json_object *rep;
 
 	if (run != NULL && run_id(run) == id)
 		return run_report_json(run);
-	return runrecords_load(lifecycle_state_dir(), id);
+	/* A capacity search's record: live while it runs. */
+	if ((rep = capacity_record_json(id)) != NULL ||
+	    (rep = runrecords_load(lifecycle_state_dir(), id)) != NULL)
+		return rep;
+	return runrecords_load_file(lifecycle_state_dir(), id,
+	    "capacity.json");
 }
 
 static void

@@ -1,6 +1,7 @@
 /* The commands that start, stop and wait for runs. */
 #include <unistd.h>
 
+#include "capacity.h"
 #include "cmd.h"
 #include "conffile.h"
 #include "control.h"
@@ -18,6 +19,12 @@ start_ready(struct control_conn *c, json_object *id)
 	if (lifecycle_shutting_down()) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
 		    "stressd is shutting down");
+		return false;
+	}
+	if (capacity_active()) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
+		    "capacity search %u is running; stop it or wait for it "
+		    "first", capacity_id());
 		return false;
 	}
 	if (pending != NULL) {
@@ -108,6 +115,24 @@ cmd_stop(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
 
+	if (capacity_active()) {
+		unsigned cid = capacity_id();
+
+		capacity_stop(a->drain, NULL);
+		if (a->wait && capacity_active())
+			control_defer(c, id, CONTROL_WAIT_CAPACITY_END);
+		else {
+			json_object *res = json_object_new_object();
+
+			json_object_object_add(res, "capacity_id",
+			    json_object_new_int64(cid));
+			json_object_object_add(res, "state",
+			    json_object_new_string(capacity_active() ?
+			    "stopping" : "stopped"));
+			control_reply_ok(c, id, res);
+		}
+		return;
+	}
 	if (pending != NULL) {
 		/* Not started yet: it is refused when its preparation ends. */
 		lifecycle_cancel_pending();
@@ -132,11 +157,68 @@ static void
 cmd_wait(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	(void)a;
-	if (run_active(lifecycle_run()) || lifecycle_pending() != NULL)
+	if (capacity_active())
+		control_defer(c, id, CONTROL_WAIT_CAPACITY_END);
+	else if (run_active(lifecycle_run()) || lifecycle_pending() != NULL)
 		control_defer(c, id, CONTROL_WAIT_RUN_END);
 	else
 		control_reply_ok(c, id, lifecycle_stats_json());
 }
+
+/* Every directory through the policy, as start checks its dir. */
+static bool
+dirs_allowed(struct control_conn *c, json_object *id,
+    const struct request_args *a)
+{
+	const struct config *cfg = lifecycle_config();
+	char err[PROTO_MAX_RUN_ERROR], field[32];
+
+	for (size_t i = 0; cfg != NULL && i < a->cap.ndirs; i++)
+		if (policy_dir_allowed(cfg, a->cap.dirs[i], err,
+		    sizeof(err)) != 1) {
+			snprintf(field, sizeof(field), "dirs[%zu]", i);
+			control_reply_error(c, id, PROTO_ERR_DENIED, field,
+			    "%s", err);
+			return false;
+		}
+	return true;
+}
+
+static void
+cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	const struct config *cfg = lifecycle_config();
+	char err[PROTO_MAX_RUN_ERROR];
+	int fd;
+
+	if (!dirs_allowed(c, id, a))
+		return;
+	if (cfg != NULL && policy_target_allowed(cfg, a->params.target, err,
+	    sizeof(err)) != 1) {
+		control_reply_error(c, id, PROTO_ERR_DENIED, "target", "%s",
+		    err);
+		return;
+	}
+	if (update_source(c, id, a, &fd) == -1)
+		return;
+	if (capacity_start(lifecycle_take_id(), &a->params, &a->cap) == -1) {
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "cannot start the search: out of memory");
+		return;
+	}
+	/* The reply comes once the first step's files are checked. */
+	control_defer(c, id, CONTROL_WAIT_CAPACITY_START);
+	capacity_tick();
+}
+
+const struct cmd_entry cmd_capacity_entry = {
+	"capacity", "capacity {\"dirs\": [dir, ...], knob: value, ..., "
+	"\"start_rate\", \"max_rate\", \"precision\", \"step_min\", "
+	"\"step_max\", \"settle\", \"repeats\"}",
+	"search each directory for the highest update rate it keeps up with, "
+	"in steps of ordinary runs", false, start_ready,
+	request_check_capacity, cmd_capacity,
+};
 
 const struct cmd_entry cmd_start_entry = {
 	"start", "start {knob: value, ..., \"profile\": name}",

@@ -84,6 +84,8 @@ void	control_reply_error(struct control_conn *c, json_object *id,
 enum control_wait {
 	CONTROL_WAIT_START = 1,		/* the prepared run launched or not */
 	CONTROL_WAIT_RUN_END,		/* the run ended (wait, stop) */
+	CONTROL_WAIT_CAPACITY_START,	/* a search's first step launched */
+	CONTROL_WAIT_CAPACITY_END,	/* the search ended (wait, stop) */
 };
 
 /* Answer later: the connection is parked until its event. */

@@ -4,6 +4,7 @@
 #include <sys/time.h>
 #include <event2/event.h>
 
+#include "capacity.h"
 #include "control.h"
 #include "lifecycle.h"
 #include "proto.h"
@@ -24,6 +25,8 @@ static struct {
 	bool		 cancel_pending;/* stop came while preparing */
 	bool		 shutting_down;	/* SIGTERM/SIGINT: no new runs */
 	const struct config *cfg;	/* profiles, allowed_dirs, defaults */
+	char		 refusal[PROTO_MAX_RUN_ERROR];	/* the last one */
+	const char	*refusal_field;
 } d;
 
 static void
@@ -49,6 +52,7 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 	    runrecords_lock(state_dir) == -1)
 		return -1;
 	d.next_id = runrecords_highest_id(state_dir) + 1;
+	capacity_recover(state_dir);
 	d.started = util_now();
 	return 0;
 }
@@ -56,6 +60,7 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 void
 lifecycle_finish(void)
 {
+	capacity_finish();
 	run_free(d.pending);
 	run_free(d.run);
 	d.pending = d.run = NULL;
@@ -93,6 +98,19 @@ unsigned
 lifecycle_next_id(void)
 {
 	return d.next_id;
+}
+
+unsigned
+lifecycle_take_id(void)
+{
+	return d.next_id++;
+}
+
+const char *
+lifecycle_refusal(const char **field)
+{
+	*field = d.refusal_field;
+	return d.refusal;
 }
 
 double
@@ -147,13 +165,18 @@ launch_pending(void)
 	/* A stop or a signal while preparing: the run never starts (its
 	 * queued creates included), and whoever waits hears so. */
 	if (d.cancel_pending || d.shutting_down) {
+		snprintf(d.refusal, sizeof(d.refusal), "%s", d.shutting_down ?
+		    "stressd is shutting down; the run was not started" :
+		    "the run was stopped before it started");
+		d.refusal_field = NULL;
 		control_fail_deferred(CONTROL_WAIT_START, PROTO_ERR_NO_RUN,
-		    NULL, d.shutting_down ? "stressd is shutting down; the run "
-		    "was not started" : "the run was stopped before it started");
+		    NULL, d.refusal);
 		d.cancel_pending = false;
 		goto refused;
 	}
 	if (run_launch(r, &field, err, sizeof(err)) == -1) {
+		snprintf(d.refusal, sizeof(d.refusal), "%s", err);
+		d.refusal_field = field;
 		control_fail_deferred(CONTROL_WAIT_START,
 		    PROTO_ERR_BAD_ARGUMENT, field, err);
 		goto refused;
@@ -187,6 +210,7 @@ lifecycle_tick(void)
 		control_complete_deferred(CONTROL_WAIT_RUN_END,
 		    run_stats_json(d.run));
 	}
+	capacity_tick();
 }
 
 void
@@ -194,6 +218,8 @@ lifecycle_shutdown(bool drain, const char *why)
 {
 	d.shutting_down = true;	/* a pending run is refused, not started */
 	run_cancel_setup(d.pending);
+	if (capacity_active())
+		capacity_stop(drain, why);
 	if (run_active(d.run))
 		run_stop(d.run, drain, why);
 }
@@ -207,7 +233,7 @@ lifecycle_shutting_down(void)
 bool
 lifecycle_quiescent(void)
 {
-	return d.pending == NULL && !run_active(d.run);
+	return d.pending == NULL && !run_active(d.run) && !capacity_active();
 }
 
 uint64_t
@@ -235,5 +261,6 @@ lifecycle_stuck(double limit)
 void
 lifecycle_summary(char *buf, size_t len)
 {
-	run_summary(d.run, buf, len);
+	if (!capacity_summary(buf, len))
+		run_summary(d.run, buf, len);
 }

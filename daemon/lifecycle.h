@@ -29,8 +29,12 @@ const struct config *lifecycle_config(void);
 
 const char *lifecycle_state_dir(void);
 const char *lifecycle_socket_path(void);
-/* The id the next run gets. */
+/* The id the next run gets; lifecycle_take_id takes it for a capacity
+ * search's record. */
 unsigned lifecycle_next_id(void);
+unsigned lifecycle_take_id(void);
+/* Why the last prepared run was refused (and the field), "" if never. */
+const char *lifecycle_refusal(const char **field);
 /* When the daemon started (util_now's clock). */
 double	lifecycle_started(void);
 

@@ -97,8 +97,8 @@ target_json(const struct report_input *in)
 }
 
 /* The machine the run ran on. */
-static json_object *
-host_json(void)
+json_object *
+report_host_json(void)
 {
 	json_object *x = json_object_new_object();
 	struct utsname u;
@@ -260,8 +260,19 @@ report_json(const struct report_input *in)
 	    json_object_new_int64((int64_t)getpid()));
 	json_object_object_add(o, "librrd_version",
 	    json_object_new_string(rrdfile_librrd_version()));
-	json_object_object_add(o, "host", host_json());
+	json_object_object_add(o, "host", report_host_json());
 	json_object_object_add(o, "params", knobs_to_json(in->p));
+	if (in->cap_id > 0) {
+		json_object *cap = json_object_new_object();
+
+		json_object_object_add(cap, "id",
+		    json_object_new_int64(in->cap_id));
+		json_object_object_add(cap, "step",
+		    json_object_new_int(in->cap_step));
+		json_object_object_add(cap, "rate",
+		    json_object_new_double(in->cap_rate));
+		json_object_object_add(o, "capacity", cap);
+	}
 	json_object_object_add(o, "target", target_json(in));
 	json_object_object_add(o, "started_at", report_time_json(in->start_wall));
 	json_object_object_add(o, "ended_at", report_time_json(in->end_wall));

@@ -68,6 +68,10 @@ struct report_input {
 	/* "verdict" and "warnings" (NULL: none) */
 	const struct verdict		*verdict;
 	const struct verdict_input	*verdict_in;
+	/* a capacity search's step: "capacity" {id, step, rate}; id 0 none */
+	unsigned			 cap_id;
+	int				 cap_step;
+	double				 cap_rate;
 };
 
 json_object	*report_json(const struct report_input *in);
@@ -77,6 +81,8 @@ json_object	*report_baseline_json(const struct report_baseline *b);
 json_object	*report_rrdcached_json(const struct rrdcc_stats *st);
 /* t as an ISO 8601 UTC string, or JSON null for 0 (not yet). */
 json_object	*report_time_json(time_t t);
+/* The machine: {"name", "kernel", "machine", "cpus"}. */
+json_object	*report_host_json(void);
 /* j, pretty, to path through a temporary file and a rename; 0, or -1
  * with errno. */
 int		 report_write_json(const char *path, json_object *j);

@@ -9,11 +9,8 @@
 #include "request.h"
 #include "text.h"
 
-static void	 set_error(struct request_error *, const char *, const char *,
-		    const char *, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-set_error(struct request_error *err, const char *code, const char *field,
+void
+request_set_error(struct request_error *err, const char *code, const char *field,
     const char *fmt, ...)
 {
 	va_list ap;
@@ -45,18 +42,18 @@ request_parse(const char *line, size_t len, struct request *req,
 
 	memset(req, 0, sizeof(*req));
 	if (len > PROTO_MAX_LINE) {
-		set_error(err, PROTO_ERR_TOO_LONG, NULL,
+		request_set_error(err, PROTO_ERR_TOO_LONG, NULL,
 		    "request line longer than %d bytes", PROTO_MAX_LINE);
 		goto fail;
 	}
 	if ((nul = memchr(line, '\0', len)) != NULL) {
-		set_error(err, PROTO_ERR_PARSE, NULL,
+		request_set_error(err, PROTO_ERR_PARSE, NULL,
 		    "request holds a NUL byte at offset %zu",
 		    (size_t)(nul - line));
 		goto fail;
 	}
 	if ((tok = json_tokener_new_ex(REQUEST_MAX_JSON_DEPTH)) == NULL) {
-		set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
+		request_set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
 	/* Invalid UTF-8 is refused here, so no such text reaches a reply,
@@ -67,13 +64,13 @@ request_parse(const char *line, size_t len, struct request *req,
 	req->obj = json_tokener_parse_ex(tok, line, (int)len + 1);
 	jerr = json_tokener_get_error(tok);
 	if (jerr == json_tokener_error_parse_utf8_string) {
-		set_error(err, PROTO_ERR_PARSE, NULL, "request is not valid "
+		request_set_error(err, PROTO_ERR_PARSE, NULL, "request is not valid "
 		    "UTF-8 at offset %zu", json_tokener_get_parse_end(tok));
 		goto fail;
 	}
 	if (jerr != json_tokener_success ||
 	    json_tokener_get_parse_end(tok) < len) {
-		set_error(err, PROTO_ERR_PARSE, NULL,
+		request_set_error(err, PROTO_ERR_PARSE, NULL,
 		    "request is not valid JSON: %s",
 		    jerr == json_tokener_success ?
 		    "trailing characters after the value" :
@@ -82,7 +79,7 @@ request_parse(const char *line, size_t len, struct request *req,
 		goto fail;
 	}
 	if (!json_object_is_type(req->obj, json_type_object)) {
-		set_error(err, PROTO_ERR_BAD_REQUEST, NULL,
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, NULL,
 		    "request must be a JSON object, not %s",
 		    json_type_to_name(json_object_get_type(req->obj)));
 		goto fail;
@@ -91,7 +88,7 @@ request_parse(const char *line, size_t len, struct request *req,
 	    !json_object_is_type(id, json_type_int) &&
 	    !json_object_is_type(id, json_type_string) &&
 	    !json_object_is_type(id, json_type_null)) {
-		set_error(err, PROTO_ERR_BAD_REQUEST, "id",
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, "id",
 		    "id must be an integer or a string (or null)");
 		goto fail;
 	}
@@ -100,7 +97,7 @@ request_parse(const char *line, size_t len, struct request *req,
 	if (id != NULL && json_object_is_type(id, json_type_int) &&
 	    (json_object_get_uint64(id) == UINT64_MAX ||
 	    json_object_get_int64(id) == INT64_MIN)) {
-		set_error(err, PROTO_ERR_BAD_REQUEST, "id", "id must be an "
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, "id", "id must be an "
 		    "integer from -9223372036854775807 to "
 		    "18446744073709551614, or a string");
 		goto fail;
@@ -109,7 +106,7 @@ request_parse(const char *line, size_t len, struct request *req,
 	 * protocol line. */
 	if (id != NULL && json_object_is_type(id, json_type_string) &&
 	    json_object_get_string_len(id) > REQUEST_MAX_ID_LEN) {
-		set_error(err, PROTO_ERR_BAD_REQUEST, "id",
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, "id",
 		    "id longer than %d bytes", REQUEST_MAX_ID_LEN);
 		goto fail;
 	}
@@ -119,7 +116,7 @@ request_parse(const char *line, size_t len, struct request *req,
 		(void)val;
 		if (strcmp(key, "cmd") && strcmp(key, "args") &&
 		    strcmp(key, "id")) {
-			set_error(err, PROTO_ERR_BAD_REQUEST, key,
+			request_set_error(err, PROTO_ERR_BAD_REQUEST, key,
 			    "unknown request key '%s' (expected cmd, args, id)",
 			    key);
 			goto fail;
@@ -129,14 +126,14 @@ request_parse(const char *line, size_t len, struct request *req,
 	    !json_object_is_type(cmd, json_type_string) ||
 	    strlen(json_object_get_string(cmd)) !=
 	    (size_t)json_object_get_string_len(cmd)) {
-		set_error(err, PROTO_ERR_BAD_REQUEST, "cmd",
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, "cmd",
 		    "request needs \"cmd\" as a string");
 		goto fail;
 	}
 	if (json_object_object_get_ex(req->obj, "args", &req->args) &&
 	    !json_object_is_type(req->args, json_type_object)) {
 		req->args = NULL;
-		set_error(err, PROTO_ERR_BAD_REQUEST, "args",
+		request_set_error(err, PROTO_ERR_BAD_REQUEST, "args",
 		    "args must be an object");
 		goto fail;
 	}
@@ -224,7 +221,7 @@ check_allowed(json_object *args, const char *const *allowed,
 			if (strcmp(allowed[i], key) == 0)
 				break;
 		if (allowed[i] == NULL) {
-			set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
 			    "unknown argument '%s'", key);
 			return -1;
 		}
@@ -242,7 +239,7 @@ arg_bool(json_object *args, const char *name, bool *out,
 	if (args == NULL || !json_object_object_get_ex(args, name, &v))
 		return 0;
 	if (!json_object_is_type(v, json_type_boolean)) {
-		set_error(err, PROTO_ERR_BAD_ARGUMENT, name,
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, name,
 		    "%s must be true or false", name);
 		return -1;
 	}
@@ -261,12 +258,12 @@ merged_args(json_object *args, const struct config *cfg,
 	json_object *out = json_object_new_object(), *name, *prof;
 
 	if (out == NULL) {
-		set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
+		request_set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
 		return NULL;
 	}
 	if (args != NULL && json_object_object_get_ex(args, "profile", &name)) {
 		if (!json_object_is_type(name, json_type_string)) {
-			set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
 			    "profile must be a string");
 			goto fail;
 		}
@@ -274,7 +271,7 @@ merged_args(json_object *args, const struct config *cfg,
 		    json_object_get_string(name))) == NULL) {
 			char q[80];
 
-			set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "profile",
 			    "no profile '%s' in %s", text_quote(q, sizeof(q),
 			    json_object_get_string(name), 64),
 			    cfg != NULL && cfg->path[0] ? cfg->path :
@@ -314,7 +311,7 @@ request_check_start(json_object *args, const struct config *cfg,
 	    json_object_is_type(v, json_type_string) &&
 	    json_object_get_string_len(v) > 0;
 	if (a->update_fd && !a->update_path_given) {
-		set_error(err, PROTO_ERR_BAD_ARGUMENT, "update_fd",
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "update_fd",
 		    "update_fd needs update_file, the name the passed file "
 		    "is recorded under");
 		json_object_put(merged);
@@ -361,7 +358,7 @@ request_check_report(json_object *args, const struct config *cfg,
 		if (!json_object_is_type(v, json_type_int) ||
 		    (a->run = json_object_get_int64(v)) < 1 ||
 		    a->run > 999999999) {
-			set_error(err, PROTO_ERR_BAD_ARGUMENT, "run",
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "run",
 			    "run must be a run id (a positive integer)");
 			return -1;
 		}
@@ -403,4 +400,5 @@ void
 request_args_free(struct request_args *a)
 {
 	knobs_free(&a->params);
+	capacity_opts_free(&a->cap);
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 
+#include "capacity.h"
 #include "knobs.h"
 #include "proto.h"
 
@@ -75,6 +76,11 @@ json_object *request_error_reply(json_object *id, const char *code,
 	    const char *field, const char *message);
 void	request_free(struct request *req);
 
+/* *err = {code, field, the message}. */
+void	request_set_error(struct request_error *err, const char *code,
+	    const char *field, const char *fmt, ...)
+	    __attribute__((format(printf, 4, 5)));
+
 /* What a command's arguments say, once checked. */
 struct request_args {
 	bool			drain;	/* stop: drain the queue (default) */
@@ -86,6 +92,7 @@ struct request_args {
 	bool			update_fd;
 	bool			update_path_given;
 	struct stress_params	params;	/* start: the run's knobs */
+	struct capacity_opts	cap;	/* capacity: the search's own */
 };
 
 struct config;
@@ -105,6 +112,9 @@ int	request_check_start(json_object *, const struct config *,
 int	request_check_stop(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
 int	request_check_report(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+/* capreq.c: the knobs as for start, with dirs and the search's keys. */
+int	request_check_capacity(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
 /* For commands that take no arguments. */
 int	request_check_none(json_object *, const struct config *,

@@ -5,6 +5,7 @@
 #define STRESSD_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #include "knobs.h"
@@ -101,6 +102,28 @@ json_object	*run_report_json(struct run *r);
 json_object	*run_status_json(const struct run *r);
 /* `stats` when there has been no run. */
 json_object	*run_idle_stats_json(void);
+/*
+ * A capacity step's figures (capacity.c): the verdict of the load phase
+ * after settle_s, with the trend's bound growth_share x the offered
+ * significant rate (rate x the run's significant share), and the queue,
+ * latency and CPU of the run so far (or as it ended).
+ */
+struct verdict;
+struct run_step {
+	double		 load_s;	/* the load phase so far */
+	double		 queue_avg, queue_p99;	/* judged samples */
+	double		 latency_p99_ms;	/* < 0: nothing written */
+	double		 cpu_writers_pct;	/* of one CPU per writer */
+	double		 cpu_process_pct;	/* of all online CPUs */
+	double		 growth_bound_per_s;
+	uint64_t	 dropped, failed;
+};
+void		 run_step_figures(struct run *r, double settle_s, double rate,
+		    double growth_share, struct verdict *v,
+		    struct run_step *f);
+/* Tag the record as step `step` of capacity search `id` at rate. */
+void		 run_set_capacity(struct run *r, unsigned id, int step,
+		    double rate);
 /* One line for the log and systemd status. */
 void		 run_summary(struct run *r, char *buf, size_t len);
 void		 run_free(struct run *r);

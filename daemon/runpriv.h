@@ -138,6 +138,10 @@ struct run {
 	 * setup to the end (hooks.dir) */
 	struct policy_dirs	*allowed;
 	struct confine_dir	 dir;
+	/* a capacity search's step: its id (0: none), step and rate */
+	unsigned		 cap_id;
+	int			 cap_step;
+	double			 cap_rate;
 };
 
 /* The queue's counters, with the run's own share of them (run.c). */
@@ -158,6 +162,15 @@ int	runflush_poll(struct run *r);
  * rrdcached target). */
 bool	runflush_done(struct run *r);
 
+/* The verdict's input for r as of now (the end of a run that ended),
+ * on points in *pts (the caller frees). */
+struct verdict_input;
+struct verdict_point;
+void	runview_verdict_input(struct run *r, const struct queue_counters *c,
+	    uint64_t generated, double p99_ms, double now,
+	    struct verdict_input *in, struct verdict_point **pts);
+/* enqueue_to_persist p99 in ms, or -1 before the first write. */
+double	runview_e2p_p99_ms(const struct hist *h);
 /* report.json and samples.csv in the run's directory, fresh. */
 void	runview_write_report(struct run *r);
 

@@ -127,12 +127,18 @@ runrecords_last(const char *state_dir, unsigned below)
 json_object *
 runrecords_load(const char *state_dir, unsigned id)
 {
+	return runrecords_load_file(state_dir, id, "report.json");
+}
+
+json_object *
+runrecords_load_file(const char *state_dir, unsigned id, const char *name)
+{
 	char path[4300];
 	struct stat st;
 	json_object *rep = NULL;
 	int fd;
 
-	record_path(path, sizeof(path), state_dir, id);
+	snprintf(path, sizeof(path), "%s/runs/%u/%s", state_dir, id, name);
 	/* A regular file only: a FIFO planted as a record must not hang
 	 * the daemon (O_NONBLOCK), nor a link lead elsewhere. */
 	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |

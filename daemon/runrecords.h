@@ -28,6 +28,9 @@ unsigned runrecords_highest_id(const char *state_dir);
 unsigned runrecords_last(const char *state_dir, unsigned below);
 /* Run id's report.json, or NULL. */
 json_object *runrecords_load(const char *state_dir, unsigned id);
+/* Another record of run id's directory (capacity.json), or NULL. */
+json_object *runrecords_load_file(const char *state_dir, unsigned id,
+	    const char *name);
 /* The run ids under STATE/runs in increasing order, *n of them (free
  * the array); NULL with *n 0 when there are none. */
 unsigned *runrecords_list(const char *state_dir, size_t *n);

@@ -29,18 +29,18 @@ struct run_verdict {
 };
 
 /* enqueue_to_persist p99 in ms, or -1 before the first write. */
-static double
-e2p_p99_ms(const struct hist *h)
+double
+runview_e2p_p99_ms(const struct hist *h)
 {
 	return hist_count(h) > 0 ? (double)hist_percentile(h, 99) / 1e6 : -1;
 }
 
-static void
-verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
-    double p99_ms, double now, struct run_verdict *rv)
+void
+runview_verdict_input(struct run *r, const struct queue_counters *c,
+    uint64_t generated, double p99_ms, double now, struct verdict_input *in,
+    struct verdict_point **pts)
 {
 	const struct sampler *s = &r->sampler;
-	struct verdict_input *in = &rv->in;
 	uint64_t kinds[RRDFILE_NKINDS];
 	size_t col = 0;
 
@@ -48,14 +48,14 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	while (col < s->ncols &&
 	    strcmp(s->cols[col]->name, "significant_ops_pending") != 0)
 		col++;
-	rv->pts = s->n > 0 && col < s->ncols ?
-	    calloc(s->n, sizeof(*rv->pts)) : NULL;
-	for (size_t i = 0; rv->pts != NULL && i < s->n; i++) {
-		rv->pts[i].t = s->buf[i].t;
-		rv->pts[i].y = (double)s->buf[i].v[col];
+	*pts = s->n > 0 && col < s->ncols ? calloc(s->n, sizeof(**pts)) :
+	    NULL;
+	for (size_t i = 0; *pts != NULL && i < s->n; i++) {
+		(*pts)[i].t = s->buf[i].t;
+		(*pts)[i].y = (double)s->buf[i].v[col];
 	}
-	in->pts = rv->pts;
-	in->npts = rv->pts != NULL ? s->n : 0;
+	in->pts = *pts;
+	in->npts = *pts != NULL ? s->n : 0;
 	in->load_from_s = r->load_start_mono > 0 ?
 	    r->load_start_mono - r->start_mono : -1;
 	in->load_to_s = (r->load_end_mono > 0 ? r->load_end_mono : now) -
@@ -83,7 +83,14 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	in->sync_none = r->p.sync == KNOBS_SYNC_NONE && r->cc.conn == NULL;
 	in->run_bytes = r->file_bytes * r->p.files;
 	in->mem_available = r->mem_available;
-	verdict_compute(in, &rv->v);
+}
+
+static void
+verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
+    double p99_ms, double now, struct run_verdict *rv)
+{
+	runview_verdict_input(r, c, generated, p99_ms, now, &rv->in, &rv->pts);
+	verdict_compute(&rv->in, &rv->v);
 }
 
 /* The record's inputs, from the live queue or the final numbers; c and
@@ -143,8 +150,11 @@ report_input_of(struct run *r, struct report_input *in,
 	}
 	in->rrdc_flush_s = r->cc.flush_s;
 	in->baseline = &r->base;
-	verdict_of(r, c, in->generated, e2p_p99_ms(in->enqueue_to_persist),
-	    in->end_mono, rv);
+	in->cap_id = r->cap_id;
+	in->cap_step = r->cap_step;
+	in->cap_rate = r->cap_rate;
+	verdict_of(r, c, in->generated,
+	    runview_e2p_p99_ms(in->enqueue_to_persist), in->end_mono, rv);
 	in->verdict = &rv->v;
 	in->verdict_in = &rv->in;
 }
@@ -269,7 +279,7 @@ add_verdict_keys(json_object *o, struct run *r, const struct queue_counters *c,
 	double p99;
 
 	pthread_mutex_lock(&r->lat.mu);
-	p99 = e2p_p99_ms(r->lat.e2p);
+	p99 = runview_e2p_p99_ms(r->lat.e2p);
 	pthread_mutex_unlock(&r->lat.mu);
 	verdict_of(r, c, generated, p99, run_active(r) ? c->taken_at :
 	    r->end_mono, &rv);

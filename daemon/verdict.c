@@ -107,6 +107,33 @@ rate(double d, char *buf, size_t len)
 	return buf;
 }
 
+/* A capacity step's trend against its growth bound (values/s). */
+static void
+judge_step_trend(struct verdict *v, const char *s, const char *l,
+    const char *h)
+{
+	char b[32];
+
+	rate(v->growth_bound_per_s, b, sizeof(b));
+	if (v->kept_up == 0) {
+		v->cause = VERDICT_BY_TREND_UP;
+		SAY("significant_ops_pending grew %s values/s (95 %% interval "
+		    "%s to %s) from %.1f to %.1f s, over the step's bound of %s "
+		    "values/s.", s, l, h, v->from_s, v->to_s, b);
+	} else if (v->kept_up == 1) {
+		v->cause = VERDICT_BY_TREND_BOUNDED;
+		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
+		    "s: trend %s values/s (95 %% interval %s to %s), under the "
+		    "step's bound of %s values/s.", v->from_s, v->to_s, s, l, h,
+		    b);
+	} else {
+		v->cause = VERDICT_BY_TREND_UNSURE;
+		SAY("the trend of significant_ops_pending, %s values/s (95 %% "
+		    "interval %s to %s), straddles the step's bound of %s "
+		    "values/s.", s, l, h, b);
+	}
+}
+
 /* kept_up and its reason by the trend (rule step 7). */
 static void
 judge_trend(struct verdict *v)
@@ -119,6 +146,10 @@ judge_trend(struct verdict *v)
 	rate(lo / 3600, l, sizeof(l));
 	rate(hi / 3600, h, sizeof(h));
 	v->kept_up = lo > v->threshold ? 0 : hi < v->threshold ? 1 : -1;
+	if (v->growth_bound_per_s > 0) {
+		judge_step_trend(v, s, l, h);
+		return;
+	}
 	if (lo > v->threshold) {
 		v->cause = VERDICT_BY_TREND_UP;
 		SAY("significant_ops_pending grew %s values/s (95 %% interval "
@@ -302,6 +333,10 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 	v->latency_bound_ms = in->latency_bound_ms;
 	v->threshold = fmax(VERDICT_FLOOR,
 	    VERDICT_FILES_SHARE * (double)in->files);
+	if (in->growth_bound_per_s > 0) {
+		v->growth_bound_per_s = in->growth_bound_per_s;
+		v->threshold = 3600 * in->growth_bound_per_s;
+	}
 	measure(in, v);
 	if (judge_counts(in, v) || judge_pace(in, v) || judge_samples(in, v))
 		;
@@ -376,6 +411,9 @@ verdict_json(const struct verdict *v)
 	    num_or_null(v->have_slope, v->backlog_1h));
 	json_object_object_add(o, "backlog_threshold",
 	    json_object_new_double(v->threshold));
+	if (v->growth_bound_per_s > 0)
+		json_object_object_add(o, "growth_bound_per_s",
+		    json_object_new_double(v->growth_bound_per_s));
 	json_object_object_add(o, "latency_p99_ms",
 	    num_or_null(v->latency_p99_ms >= 0, v->latency_p99_ms));
 	json_object_object_add(o, "latency_bound_ms",

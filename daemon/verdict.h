@@ -91,6 +91,10 @@ struct verdict_input {
 	uint64_t	 errors, denied;	/* errors, those of kind denied */
 	double		 latency_p99_ms;	/* < 0: nothing written yet */
 	double		 latency_bound_ms;
+	/* > 0: a capacity step's bound on the trend, values/s, in place of
+	 * the material backlog in 1 h (a step is too short to project an
+	 * hour: it asks whether the storage wrote all but this much) */
+	double		 growth_bound_per_s;
 	/* warnings */
 	double		 sample_interval;
 	bool		 sync_none;
@@ -133,6 +137,7 @@ struct verdict {
 	bool		 have_slope;
 	double		 slope, se, backlog_1h;	/* values/s, values */
 	double		 threshold;	/* a material backlog in 1 h */
+	double		 growth_bound_per_s;	/* > 0: a capacity step's */
 	double		 max_y;		/* the largest sample in the phase */
 	size_t		 load_samples;	/* in the whole load phase */
 	size_t		 queued;	/* of them, those over 1 */

@@ -507,6 +507,37 @@ test_denied(void **state)
 	assert_int_equal(v.cause, VERDICT_BY_FAILED);
 }
 
+/* A capacity step: wild noise that the 1 h rule cannot judge is bounded
+ * against a bound of a share of the offered rate; growth over the bound
+ * falls behind; growth near it cannot tell. */
+static void
+test_step_bound(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 200, 0.1, wild);
+	in.growth_bound_per_s = 1000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_non_null(strstr(v.reason, "step's bound of 1000 values/s"));
+	series(&in, 200, 0.1, g45);
+	in.growth_bound_per_s = 20;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_int_equal(v.cause, VERDICT_BY_TREND_UP);
+	assert_false(verdict_may_change(&v));
+	in.growth_bound_per_s = 100;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	series(&in, 60, 0.1, wild);
+	in.growth_bound_per_s = 50;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_non_null(strstr(v.reason, "straddles"));
+}
+
 int
 main(void)
 {
@@ -526,6 +557,7 @@ main(void)
 		cmocka_unit_test(test_flat_out_drops),
 		cmocka_unit_test(test_growth_wording),
 		cmocka_unit_test(test_denied),
+		cmocka_unit_test(test_step_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,402 @@
+/* The capacity search; see capacity.h.  The record's JSON is in
+ * caprecord.c; this file drives the steps. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capacity.h"
+#include "capsearch.h"
+#include "capstate.h"
+#include "control.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "proto.h"
+#include "run.h"
+#include "util.h"
+#include "verdict.h"
+
+struct capstate cap;
+
+void
+capacity_opts_free(struct capacity_opts *o)
+{
+	for (size_t i = 0; i < CAPACITY_MAX_DIRS; i++) {
+		free(o->dirs[i]);
+		free(o->labels[i]);
+		o->dirs[i] = o->labels[i] = NULL;
+	}
+	o->ndirs = 0;
+}
+
+bool
+capacity_active(void)
+{
+	return cap.active;
+}
+
+unsigned
+capacity_id(void)
+{
+	return cap.active ? cap.id : 0;
+}
+
+int
+capacity_start(unsigned id, const struct stress_params *p,
+    struct capacity_opts *o)
+{
+	capacity_finish();
+	memset(&cap, 0, sizeof(cap));
+	if (knobs_copy(&cap.base, p) == -1)
+		return -1;
+	cap.o = *o;
+	memset(o, 0, sizeof(*o));	/* taken */
+	cap.id = id;
+	cap.active = true;
+	cap.state = CAPSTATE_RUNNING;
+	cap.started = time(NULL);
+	capsearch_init(&cap.cs, cap.o.start_rate, cap.o.max_rate,
+	    cap.o.precision_pct / 100, cap.o.repeats);
+	for (size_t i = 0; i < cap.o.ndirs; i++)
+		cap.dirs[i].state = i == 0 ? "running" : "pending";
+	log_info("capacity %u: searching %zu director%s, from %g to at most "
+	    "%g updates/s, precision %g %%", id, cap.o.ndirs,
+	    cap.o.ndirs == 1 ? "y" : "ies", cap.o.start_rate, cap.o.max_rate,
+	    cap.o.precision_pct);
+	caprecord_write(&cap);
+	return 0;
+}
+
+/* The search ends: state, reason, the record, those who wait. */
+static void
+finish_search(enum capstate_state st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+finish_search(enum capstate_state st, const char *fmt, ...)
+{
+	va_list ap;
+
+	cap.state = st;
+	cap.ended = time(NULL);
+	va_start(ap, fmt);
+	vsnprintf(cap.reason, sizeof(cap.reason), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < cap.o.ndirs; i++)
+		if (strcmp(cap.dirs[i].state, "running") == 0)
+			cap.dirs[i].state = st == CAPSTATE_FAILED ? "failed" :
+			    "stopped";
+	cap.active = false;
+	caprecord_write(&cap);
+	log_info("capacity %u: %s%s%s", cap.id, capstate_name(st),
+	    cap.reason[0] ? ": " : "", cap.reason);
+	control_fail_deferred(CONTROL_WAIT_CAPACITY_START, PROTO_ERR_NO_RUN,
+	    NULL, cap.reason[0] ? cap.reason : "the search ended");
+	control_complete_deferred(CONTROL_WAIT_CAPACITY_END,
+	    caprecord_json(&cap));
+}
+
+void
+capacity_stop(bool drain, const char *why)
+{
+	struct run *r = lifecycle_run();
+
+	if (!cap.active)
+		return;
+	cap.stop_requested = true;
+	snprintf(cap.stop_why, sizeof(cap.stop_why), "%s", why != NULL ? why :
+	    drain ? "stopped by a client's stop (the step's queue drained)" :
+	    "stopped by a client's stop --no-drain");
+	if (cap.preparing) {
+		lifecycle_cancel_pending();
+		return;
+	}
+	if (cap.step_run != 0 && r != NULL && run_id(r) == cap.step_run &&
+	    run_active(r)) {
+		run_stop(r, drain, why);
+		return;
+	}
+	finish_search(CAPSTATE_STOPPED, "%s", cap.stop_why);
+}
+
+/* The parameters of the next step: the search's knobs in its directory,
+ * at its rate, spread over step_max (a step that has its answer sooner
+ * is stopped then). */
+static int
+next_params(struct stress_params *p)
+{
+	size_t d = cap.di;
+
+	if (knobs_copy(p, &cap.base) == -1)
+		return -1;
+	snprintf(p->dir, sizeof(p->dir), "%s", cap.o.dirs[d]);
+	if (cap.o.labels[d] != NULL)
+		snprintf(p->label, sizeof(p->label), "%s", cap.o.labels[d]);
+	p->update_time = cap.o.step_max;
+	p->max_updates = (uint64_t)ceil(cap.cs.rate * cap.o.step_max);
+	if (p->max_updates < 1)
+		p->max_updates = 1;
+	/* Files are made before the first step's load, never during one. */
+	p->queue_creates = false;
+	return 0;
+}
+
+static void
+start_step(void)
+{
+	struct stress_params p;
+	struct run *pending;
+
+	if (next_params(&p) == -1 || lifecycle_prepare(&p, -1) == -1) {
+		knobs_free(&p);
+		finish_search(CAPSTATE_FAILED, "cannot prepare step %d: out "
+		    "of resources", cap.nsteps + 1);
+		return;
+	}
+	knobs_free(&p);
+	pending = lifecycle_pending();
+	cap.step_run = run_id(pending);
+	cap.preparing = true;
+	cap.last_judged = 0;
+	cap.ended_early = false;
+	run_set_capacity(pending, cap.id, cap.nsteps + 1, cap.cs.rate);
+	log_info("capacity %u: step %d (%s) in %s at %.0f updates/s, run %u",
+	    cap.id, cap.nsteps + 1, capsearch_phase_name(cap.cs.phase),
+	    cap.o.dirs[cap.di], cap.cs.rate, cap.step_run);
+}
+
+/* The step's preparation ended: launched, or refused. */
+static void
+prepared(void)
+{
+	struct run *r = lifecycle_run();
+	const char *field = NULL, *msg;
+
+	cap.preparing = false;
+	if (r != NULL && run_id(r) == cap.step_run) {
+		if (!cap.replied) {
+			cap.replied = true;
+			control_complete_deferred(CONTROL_WAIT_CAPACITY_START,
+			    capacity_status_json());
+		}
+		return;
+	}
+	cap.step_run = 0;
+	if (cap.stop_requested) {
+		finish_search(CAPSTATE_STOPPED, "%s", cap.stop_why);
+		return;
+	}
+	msg = lifecycle_refusal(&field);
+	if (!cap.replied) {
+		/* Nothing was done: the client hears why, no record stays. */
+		cap.replied = true;
+		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
+		    PROTO_ERR_BAD_ARGUMENT, field != NULL &&
+		    strcmp(field, "dir") == 0 ? "dirs" : field, msg);
+		caprecord_remove(&cap);
+	}
+	finish_search(CAPSTATE_FAILED, "step %d in %s was refused: %s",
+	    cap.nsteps + 1, cap.o.dirs[cap.di], msg);
+}
+
+/* A step that has its answer ends now; a drain that lasts too long
+ * discards the rest. */
+static void
+watch_step(struct run *r)
+{
+	struct verdict v;
+	struct run_step f;
+	double now = util_now();
+
+	if (run_state(r) == RUN_DRAINING) {
+		if (cap.drain_since == 0)
+			cap.drain_since = now;
+		if (now - cap.drain_since > fmax(CAPACITY_DRAIN_MAX_S,
+		    cap.o.step_max) && !cap.drain_cut) {
+			log_info("capacity %u: step %d drained for %.0f s; "
+			    "discarding the rest", cap.id, cap.nsteps + 1,
+			    now - cap.drain_since);
+			cap.drain_cut = true;
+			run_stop(r, false, NULL);
+		}
+		return;
+	}
+	if (run_state(r) != RUN_RUNNING || now - cap.last_judged < 1.0 ||
+	    cap.stop_requested)
+		return;
+	cap.last_judged = now;
+	run_step_figures(r, cap.o.settle, cap.cs.rate,
+	    cap.o.precision_pct / 200, &v, &f);
+	if (f.load_s >= cap.o.step_min && !verdict_may_change(&v)) {
+		cap.ended_early = true;
+		run_stop(r, true, "the capacity search had this step's answer");
+	}
+}
+
+/* Whether the step's figures say the CPU, not the storage, was short. */
+static bool
+cpu_limited(const struct verdict *v, const struct run_step *f)
+{
+	return v->cause == VERDICT_BY_GENERATORS ||
+	    f->cpu_writers_pct >= 100 * CAPACITY_CPU_BUSY ||
+	    f->cpu_process_pct >= 100 * CAPACITY_CPU_BUSY;
+}
+
+/* The step ended: record it, feed the search, move on. */
+static void
+step_ended(struct run *r)
+{
+	struct capstep *s;
+	struct verdict v;
+
+	if ((s = capstate_add_step(&cap)) == NULL) {
+		finish_search(CAPSTATE_FAILED, "out of memory");
+		return;
+	}
+	run_step_figures(r, cap.o.settle, cap.cs.rate,
+	    cap.o.precision_pct / 200, &v, &s->f);
+	s->n = cap.nsteps;
+	s->dir = cap.di;
+	s->run_id = cap.step_run;
+	s->rate = cap.cs.rate;
+	s->phase = cap.cs.phase;
+	s->kept_up = v.kept_up;
+	s->samples = v.samples;
+	s->have_slope = v.have_slope;
+	s->slope = v.slope;
+	s->se = v.se;
+	s->cpu_limited = cpu_limited(&v, &s->f);
+	snprintf(s->reason, sizeof(s->reason), "%s", v.reason);
+	snprintf(s->fs_type, sizeof(s->fs_type), "%s", run_fs_type(r));
+	s->state = cap.stop_requested ? "stopped" : run_state(r) ==
+	    RUN_FAILED ? "failed" : "done";
+	s->ended_early = cap.ended_early;
+	cap.step_run = 0;
+	cap.drain_since = 0;
+	cap.drain_cut = false;
+	log_info("capacity %u: step %d at %.0f updates/s %s", cap.id, s->n,
+	    s->rate, s->kept_up == 1 ? "kept up" : s->kept_up == 0 ?
+	    "fell behind" : "could not tell (counted as not kept up)");
+	if (cap.stop_requested) {
+		finish_search(CAPSTATE_STOPPED, "%s (during step %d)",
+		    cap.stop_why, s->n);
+		return;
+	}
+	/* Only a step that showed it kept up counts as kept up. */
+	capsearch_result(&cap.cs, s->kept_up == 1 &&
+	    strcmp(s->state, "done") == 0);
+	capstate_judge_dir(&cap, cap.di);
+	if (cap.cs.done) {
+		cap.dirs[cap.di].state = "done";
+		if (++cap.di < cap.o.ndirs) {
+			cap.dirs[cap.di].state = "running";
+			capsearch_init(&cap.cs, cap.o.start_rate,
+			    cap.o.max_rate, cap.o.precision_pct / 100,
+			    cap.o.repeats);
+		}
+	}
+	if (cap.di >= cap.o.ndirs)
+		finish_search(CAPSTATE_DONE, "%s", "");
+	else
+		caprecord_write(&cap);
+}
+
+void
+capacity_tick(void)
+{
+	struct run *r;
+
+	if (!cap.active)
+		return;
+	if (cap.preparing) {
+		if (lifecycle_pending() == NULL)
+			prepared();
+		return;
+	}
+	r = lifecycle_run();
+	if (cap.step_run != 0 && r != NULL && run_id(r) == cap.step_run) {
+		if (run_active(r))
+			watch_step(r);
+		else
+			step_ended(r);
+		return;
+	}
+	if (cap.stop_requested || lifecycle_shutting_down()) {
+		finish_search(CAPSTATE_STOPPED, "%s", cap.stop_why[0] ?
+		    cap.stop_why : "stressd is shutting down");
+		return;
+	}
+	start_step();
+}
+
+json_object *
+capacity_status_json(void)
+{
+	json_object *o;
+
+	if (!cap.active)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(cap.id));
+	json_object_object_add(o, "capacity_id", json_object_new_int64(cap.id));
+	json_object_object_add(o, "state",
+	    json_object_new_string(capstate_name(cap.state)));
+	json_object_object_add(o, "dir_index", json_object_new_int64(
+	    (int64_t)cap.di));
+	json_object_object_add(o, "ndirs", json_object_new_int64(
+	    (int64_t)cap.o.ndirs));
+	json_object_object_add(o, "dir", json_object_new_string(
+	    cap.o.dirs[cap.di < cap.o.ndirs ? cap.di : 0]));
+	json_object_object_add(o, "step", json_object_new_int(cap.nsteps +
+	    (cap.step_run != 0 ? 1 : 0)));
+	json_object_object_add(o, "phase", json_object_new_string(
+	    capsearch_phase_name(cap.cs.phase)));
+	json_object_object_add(o, "rate", json_object_new_double(cap.cs.rate));
+	json_object_object_add(o, "run_id", cap.step_run != 0 ?
+	    json_object_new_int64(cap.step_run) : NULL);
+	json_object_object_add(o, "kept_up_rate", cap.cs.lo > 0 ?
+	    json_object_new_double(cap.cs.lo) : NULL);
+	json_object_object_add(o, "behind_rate", cap.cs.hi > 0 ?
+	    json_object_new_double(cap.cs.hi) : NULL);
+	json_object_object_add(o, "steps_done",
+	    json_object_new_int(cap.nsteps));
+	return o;
+}
+
+json_object *
+capacity_record_json(unsigned id)
+{
+	return cap.id == id && cap.id != 0 && cap.o.ndirs > 0 ?
+	    caprecord_json(&cap) : NULL;
+}
+
+bool
+capacity_summary(char *buf, size_t len)
+{
+	char lo[48] = "", hi[48] = "";
+
+	if (!cap.active)
+		return false;
+	if (cap.cs.lo > 0)
+		snprintf(lo, sizeof(lo), "; kept up at %.0f", cap.cs.lo);
+	if (cap.cs.hi > 0)
+		snprintf(hi, sizeof(hi), "%s fell behind at %.0f",
+		    cap.cs.lo > 0 ? "," : ";", cap.cs.hi);
+	snprintf(buf, len, "capacity %u: dir %zu/%zu %s, step %d (%s) at %.0f "
+	    "updates/s%s%s", cap.id, cap.di + 1, cap.o.ndirs,
+	    cap.o.dirs[cap.di < cap.o.ndirs ? cap.di : 0], cap.nsteps + 1,
+	    capsearch_phase_name(cap.cs.phase), cap.cs.rate, lo, hi);
+	return true;
+}
+
+void
+capacity_finish(void)
+{
+	knobs_free(&cap.base);
+	capacity_opts_free(&cap.o);
+	free(cap.steps);
+	cap.steps = NULL;
+	cap.nsteps = cap.capsteps = 0;
+}

@@ -1,0 +1,265 @@
+/* The `capacity` command's arguments: "dirs" (and "labels"), the
+ * search's own keys, and every other key a run knob checked as `start`
+ * checks it (a profile included) with the first directory as "dir". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capacity.h"
+#include "knobs.h"
+#include "proto.h"
+#include "request.h"
+
+/* "dirs[3]" and the like: the reply is sent before the next request is
+ * read, so one buffer serves. */
+static char field_buf[32];
+
+static const char *
+indexed(const char *key, size_t i)
+{
+	snprintf(field_buf, sizeof(field_buf), "%s[%zu]", key, i);
+	return field_buf;
+}
+
+/* A number key of the search in [lo, hi] (lo excluded when open). */
+static int
+num_key(json_object *args, const char *key, double lo, bool open,
+    double hi, double *out, struct request_error *err)
+{
+	json_object *v;
+	double d;
+
+	if (!json_object_object_get_ex(args, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double)) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+		    "%s must be a number", key);
+		return -1;
+	}
+	d = json_object_get_double(v);
+	if (!isfinite(d) || d > hi || (open ? d <= lo : d < lo)) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+		    "%s must be %s %g and at most %g", key, open ?
+		    "over" : "at least", lo, hi);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+static int
+search_keys(json_object *args, struct capacity_opts *o,
+    struct request_error *err)
+{
+	double rep = CAPACITY_REPEATS;
+
+	o->start_rate = CAPACITY_START_RATE;
+	o->max_rate = CAPACITY_MAX_RATE;
+	o->precision_pct = CAPACITY_PRECISION_PCT;
+	o->step_min = CAPACITY_STEP_MIN_S;
+	o->step_max = CAPACITY_STEP_MAX_S;
+	o->settle = CAPACITY_SETTLE_S;
+	if (num_key(args, "start_rate", 0, true, 1e9, &o->start_rate,
+	    err) == -1 ||
+	    num_key(args, "max_rate", 0, true, 1e9, &o->max_rate, err) == -1 ||
+	    num_key(args, "precision", 0, true, 99.999, &o->precision_pct,
+	    err) == -1 ||
+	    num_key(args, "step_min", 0, true, 86400, &o->step_min,
+	    err) == -1 ||
+	    num_key(args, "step_max", 0, true, 86400, &o->step_max,
+	    err) == -1 ||
+	    num_key(args, "settle", 0, false, 86400, &o->settle, err) == -1 ||
+	    num_key(args, "repeats", 0, false, 10, &rep, err) == -1)
+		return -1;
+	o->repeats = (int)rep;
+	if (rep != floor(rep)) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "repeats",
+		    "repeats must be a whole number");
+		return -1;
+	}
+	if (o->max_rate < o->start_rate) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "max_rate",
+		    "max_rate (%g) is below start_rate (%g)", o->max_rate,
+		    o->start_rate);
+		return -1;
+	}
+	if (o->step_max < o->step_min) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "step_max",
+		    "step_max (%g s) is below step_min (%g s)", o->step_max,
+		    o->step_min);
+		return -1;
+	}
+	if (o->settle >= o->step_min) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "settle",
+		    "settle (%g s) must be shorter than step_min (%g s)",
+		    o->settle, o->step_min);
+		return -1;
+	}
+	return 0;
+}
+
+/* An array of 1..CAPACITY_MAX_DIRS strings into out (strdup'ed). */
+static int
+string_list(json_object *args, const char *key, char **out, size_t *n,
+    struct request_error *err)
+{
+	json_object *v;
+
+	*n = 0;
+	if (!json_object_object_get_ex(args, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) < 1 ||
+	    json_object_array_length(v) > CAPACITY_MAX_DIRS) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+		    "%s must be a list of 1 to %d strings", key,
+		    CAPACITY_MAX_DIRS);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+
+		if (!json_object_is_type(e, json_type_string)) {
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
+			    indexed(key, i), "%s must be a string",
+			    indexed(key, i));
+			return -1;
+		}
+		if ((out[i] = strdup(json_object_get_string(e))) == NULL) {
+			request_set_error(err, PROTO_ERR_INTERNAL, NULL,
+			    "out of memory");
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Each directory (and label) as the knob checks it, none twice. */
+static int
+check_dirs(struct request_args *a, struct request_error *err)
+{
+	struct capacity_opts *o = &a->cap;
+
+	for (size_t i = 0; i < o->ndirs; i++) {
+		struct stress_params scratch;
+		json_object *k = json_object_new_object();
+		const char *field;
+		int rv;
+
+		json_object_object_add(k, "dir",
+		    json_object_new_string(o->dirs[i]));
+		if (o->labels[i] != NULL)
+			json_object_object_add(k, "label",
+			    json_object_new_string(o->labels[i]));
+		knobs_defaults(&scratch);
+		rv = knobs_apply(&scratch, k, &field, err->message,
+		    sizeof(err->message));
+		knobs_free(&scratch);
+		json_object_put(k);
+		if (rv == -1) {
+			err->code = PROTO_ERR_BAD_ARGUMENT;
+			err->field = indexed(strcmp(field, "dir") == 0 ?
+			    "dirs" : "labels", i);
+			return -1;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(o->dirs[j], o->dirs[i]) == 0) {
+				request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
+				    indexed("dirs", i), "dirs[%zu] is dirs[%zu] "
+				    "again: each directory once", i, j);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* The keys the search sets itself, refused when the client gives them
+ * (a profile's are replaced). */
+static const char *const search_sets[] = {
+	"max_updates", "update_time", "queue_creates", "dir", "update_fd",
+	NULL
+};
+
+static const char *const search_own[] = {
+	"dirs", "labels", "start_rate", "max_rate", "precision", "step_min",
+	"step_max", "settle", "repeats", NULL
+};
+
+static int
+run_knobs(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	json_object *knobs = json_object_new_object();
+	bool have_latency, have_interval;
+	int rv;
+
+	json_object_object_foreach(args, k, v) {
+		bool own = false;
+
+		for (size_t i = 0; search_own[i] != NULL; i++)
+			own = own || strcmp(k, search_own[i]) == 0;
+		if (!own)
+			json_object_object_add(knobs, k, json_object_get(v));
+	}
+	have_latency = json_object_object_get_ex(knobs, "latency_bound",
+	    NULL);
+	have_interval = json_object_object_get_ex(knobs, "sample_interval",
+	    NULL);
+	json_object_object_add(knobs, "dir",
+	    json_object_new_string(a->cap.dirs[0]));
+	rv = request_check_start(knobs, cfg, a, err);
+	json_object_put(knobs);
+	if (rv == -1)
+		return -1;
+	/* The search's defaults where the client set none (a profile's
+	 * RRD step of 300 s would let any queue pass a step of 30 s). */
+	if (!have_latency)
+		a->params.latency_bound = CAPACITY_LATENCY_BOUND_S;
+	if (!have_interval)
+		a->params.sample_interval = CAPACITY_SAMPLE_INTERVAL;
+	return 0;
+}
+
+int
+request_check_capacity(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	struct capacity_opts *o = &a->cap;
+	size_t nlabels;
+
+	if (args == NULL || !json_object_object_get_ex(args, "dirs", NULL)) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "dirs",
+		    "dirs is required: the directories to search, one per "
+		    "candidate storage");
+		return -1;
+	}
+	for (size_t i = 0; search_sets[i] != NULL; i++)
+		if (json_object_object_get_ex(args, search_sets[i], NULL)) {
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
+			    search_sets[i], "%s is not for capacity: %s",
+			    search_sets[i], strcmp(search_sets[i], "dir") == 0 ?
+			    "give the directories as dirs" :
+			    strcmp(search_sets[i], "update_fd") == 0 ?
+			    "a search replays no passed file" :
+			    "the search sets it for each step");
+			return -1;
+		}
+	if (string_list(args, "dirs", o->dirs, &o->ndirs, err) == -1 ||
+	    string_list(args, "labels", o->labels, &nlabels, err) == -1)
+		goto fail;
+	if (nlabels > 0 && nlabels != o->ndirs) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "labels",
+		    "labels has %zu entries for %zu dirs", nlabels, o->ndirs);
+		goto fail;
+	}
+	if (search_keys(args, o, err) == -1 || check_dirs(a, err) == -1 ||
+	    run_knobs(args, cfg, a, err) == -1)
+		goto fail;
+	return 0;
+fail:
+	capacity_opts_free(o);
+	return -1;
+}
