@@ -295,6 +295,19 @@ print_cold_cache(json_object *rep)
 		    failed, err);
 }
 
+/* The cap on the daemon's memory and page cache (stressd --memory-max,
+ * MemoryMax=, a container's limit), when there was one. */
+static void
+print_memory(json_object *rep)
+{
+	const char *src = jpath_str(rep, "memory.source");
+	double limit;
+
+	if (jpath_num(rep, "memory.limit_bytes", &limit))
+		printf("  memory cap: %.0f MiB (%s)\n", limit / 1048576,
+		    src != NULL ? src : "source unknown");
+}
+
 /* Where and how the run ran: host, versions, parameters, target, times. */
 static void
 print_setting(json_object *rep)
@@ -400,6 +413,7 @@ print_throughput(json_object *rep)
 	}
 	print_generators(rep);
 	print_cold_cache(rep);
+	print_memory(rep);
 }
 
 /* The summary of one record for a person: the answer first (the

@@ -89,7 +89,8 @@ finish_search(enum capstate_state st, const char *fmt, ...)
 			cap.dirs[i].state = st == CAPSTATE_FAILED ? "failed" :
 			    "stopped";
 	cap.active = false;
-	caprecord_write(&cap);
+	if (!cap.no_record)
+		caprecord_write(&cap);
 	log_info("capacity %u: %s%s%s", cap.id, capstate_name(st),
 	    cap.reason[0] ? ": " : "", cap.reason);
 	control_fail_deferred(CONTROL_WAIT_CAPACITY_START, PROTO_ERR_NO_RUN,
@@ -194,8 +195,9 @@ prepared(void)
 		cap.replied = true;
 		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
 		    PROTO_ERR_BAD_ARGUMENT, field != NULL &&
-		    strcmp(field, "dir") == 0 ? "dirs" : field, msg);
+		    strcmp(field, "dir") == 0 ? "dirs[0]" : field, msg);
 		caprecord_remove(&cap);
+		cap.no_record = true;
 	}
 	finish_search(CAPSTATE_FAILED, "step %d in %s was refused: %s",
 	    cap.nsteps + 1, cap.o.dirs[cap.di], msg);

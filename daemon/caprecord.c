@@ -9,6 +9,7 @@
 #include "capstate.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "memcap.h"
 #include "report.h"
 #include "runrecords.h"
 #include "util.h"
@@ -217,7 +218,7 @@ machine_json(void)
 
 	json_object_object_add(m, "mem_total_bytes", pages > 0 && psize > 0 ?
 	    json_object_new_int64((int64_t)pages * psize) : NULL);
-	json_object_object_add(m, "memory", NULL);
+	json_object_object_add(m, "memory", memcap_json());
 	return m;
 }
 

@@ -10,6 +10,7 @@
 #include "knobs.h"
 #include "proto.h"
 #include "request.h"
+#include "verdict.h"
 
 /* "dirs[3]" and the like: the reply is sent before the next request is
  * read, so one buffer serves. */
@@ -223,6 +224,24 @@ run_knobs(json_object *args, const struct config *cfg,
 	return 0;
 }
 
+/* A step too short to hold the verdict's least samples could never
+ * keep up: the search would only go down. */
+static int
+step_long_enough(const struct request_args *a, struct request_error *err)
+{
+	double need = a->cap.settle + 1 + VERDICT_MIN_SAMPLES *
+	    a->params.sample_interval / (1 - VERDICT_SETTLE);
+
+	if (a->cap.step_max >= need)
+		return 0;
+	request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "step_max",
+	    "step_max (%g s) is too short: a step judges at least %d samples "
+	    "after its settle, which at sample_interval %g s takes %.1f s",
+	    a->cap.step_max, VERDICT_MIN_SAMPLES, a->params.sample_interval,
+	    need);
+	return -1;
+}
+
 int
 request_check_capacity(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
@@ -258,6 +277,10 @@ request_check_capacity(json_object *args, const struct config *cfg,
 	if (search_keys(args, o, err) == -1 || check_dirs(a, err) == -1 ||
 	    run_knobs(args, cfg, a, err) == -1)
 		goto fail;
+	if (step_long_enough(a, err) == -1) {
+		knobs_free(&a->params);
+		goto fail;
+	}
 	return 0;
 fail:
 	capacity_opts_free(o);

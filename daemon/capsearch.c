@@ -36,6 +36,17 @@ kept_below(const struct capsearch *s, double hi)
 	return best;
 }
 
+/* x to 3 significant digits, for rates a person reads, unless that
+ * leaves the open interval (lo, hi). */
+static double
+round3(double x, double lo, double hi)
+{
+	double scale = pow(10, floor(log10(x)) - 2), r = round(x / scale) *
+	    scale;
+
+	return r > lo && r < hi ? r : x;
+}
+
 /* Next step once both ends are known: bisect, or repeat, or done. */
 static void
 narrow(struct capsearch *s)
@@ -52,7 +63,7 @@ narrow(struct capsearch *s)
 		return;
 	}
 	s->phase = CAPSEARCH_BISECT;
-	s->rate = sqrt(s->lo * s->hi);
+	s->rate = round3(sqrt(s->lo * s->hi), s->lo, s->hi);
 }
 
 static void

@@ -64,6 +64,7 @@ struct capstate {
 	unsigned		 step_run;	/* the step's run id; 0 */
 	bool			 preparing;	/* being prepared */
 	bool			 replied;	/* the command was answered */
+	bool			 no_record;	/* refused at once: none kept */
 	bool			 ended_early, drain_cut;
 	double			 last_judged, drain_since;	/* mono s */
 	bool			 stop_requested;

@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "control.h"
 #include "lifecycle.h"
+#include "memcap.h"
 #include "proto.h"
 #include "rrdfile.h"
 #include "run.h"
@@ -50,6 +51,7 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	    json_object_new_string(lifecycle_socket_path()));
 	json_object_object_add(o, "state_dir",
 	    json_object_new_string(lifecycle_state_dir()));
+	json_object_object_add(o, "memory", memcap_json());
 	json_object_object_add(o, "state",
 	    json_object_new_string(run_state_name(run_state(run))));
 	json_object_object_add(o, "preparing_run", pending != NULL ?

@@ -1,4 +1,8 @@
 /* The commands that start, stop and wait for runs. */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "capacity.h"
@@ -184,6 +188,41 @@ dirs_allowed(struct control_conn *c, json_object *id,
 	return true;
 }
 
+/*
+ * Every directory, or its parent, must exist: a search runs for hours,
+ * and a typo or an unmounted filesystem would otherwise have it create
+ * its tree on whatever lies beneath (a run's dir is made if missing).
+ * Asked after the policy, so only of directories the client may use.
+ */
+static bool
+dirs_exist(struct control_conn *c, json_object *id,
+    const struct request_args *a)
+{
+	char field[32], parent[4096], *slash;
+	struct stat st;
+
+	for (size_t i = 0; i < a->cap.ndirs; i++) {
+		const char *d = a->cap.dirs[i];
+
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		snprintf(parent, sizeof(parent), "%s", d);
+		while ((slash = strrchr(parent, '/')) != NULL &&
+		    slash[1] == '\0' && slash != parent)
+			*slash = '\0';	/* trailing slashes */
+		if ((slash = strrchr(parent, '/')) != NULL)
+			slash[slash == parent ? 1 : 0] = '\0';
+		if (stat(parent, &st) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		snprintf(field, sizeof(field), "dirs[%zu]", i);
+		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, field,
+		    "dirs[%zu]: neither the directory nor its parent %s "
+		    "exists (is its filesystem mounted?)", i, parent);
+		return false;
+	}
+	return true;
+}
+
 static void
 cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
 {
@@ -191,7 +230,7 @@ cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
 	char err[PROTO_MAX_RUN_ERROR];
 	int fd;
 
-	if (!dirs_allowed(c, id, a))
+	if (!dirs_allowed(c, id, a) || !dirs_exist(c, id, a))
 		return;
 	if (cfg != NULL && policy_target_allowed(cfg, a->params.target, err,
 	    sizeof(err)) != 1) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
@@ -43,6 +44,7 @@ struct config {
 	double		sample_interval;	/* default for runs, 0.1..60 */
 	int		log_level;	/* LOG_LVL_*, default info */
 	double		drain_timeout;	/* seconds, default 60, 0..86400 */
+	uint64_t	memory_max;	/* bytes, 0 = no cap (memcap.h) */
 	struct conffile_profile profiles[CONFIG_MAX_PROFILES];
 	size_t		nprofiles;
 };

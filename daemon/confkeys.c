@@ -12,6 +12,7 @@
 #include "hostport.h"
 #include "knobs.h"
 #include "log.h"
+#include "memcap.h"
 
 /* strtod over the whole text, finite, within [min, max]. */
 static int
@@ -323,6 +324,28 @@ get_drain_timeout(const struct config *c, FILE *fp)
 	return true;
 }
 
+/* Checked against the floor here, so --check-config refuses it too. */
+static int
+set_memory_max(struct config *c, const char *v, char *e, size_t n)
+{
+	if (memcap_parse_size(v, &c->memory_max) == -1 ||
+	    c->memory_max < MEMCAP_FLOOR) {
+		c->memory_max = 0;
+		snprintf(e, n, "expected a size of at least %lluM (bytes, or "
+		    "with K, M, G or T: 512M, 2G)",
+		    (unsigned long long)(MEMCAP_FLOOR >> 20));
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+get_memory_max(const struct config *c, FILE *fp)
+{
+	fprintf(fp, "%llu", (unsigned long long)c->memory_max);
+	return c->memory_max > 0;
+}
+
 const struct confkeys_key confkeys[] = {
 	{ "socket", set_socket, get_socket, NULL },
 	{ "socket_group", set_socket_group, get_socket_group,
@@ -338,6 +361,8 @@ const struct confkeys_key confkeys[] = {
 	{ "sample_interval", set_sample_interval, get_sample_interval, NULL },
 	{ "log_level", set_log_level, get_log_level, NULL },
 	{ "drain_timeout", set_drain_timeout, get_drain_timeout, NULL },
+	{ "memory_max", set_memory_max, get_memory_max,
+	  "no memory cap of stressd's own" },
 };
 const size_t confkeys_count = sizeof(confkeys) / sizeof(confkeys[0]);
 

@@ -18,6 +18,7 @@
 #include "fdbudget.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "memcap.h"
 #include "prom.h"
 #include "proto.h"
 #include "recover.h"
@@ -45,7 +46,8 @@ static struct {
 	const char	*socket, *state_dir, *metrics;
 	int		 log_level;	/* -1: not given */
 	double		 drain_timeout;	/* < 0: not given */
-} ov = { NULL, NULL, NULL, -1, -1 };
+	uint64_t	 memory_max;	/* 0: not given */
+} ov = { NULL, NULL, NULL, -1, -1, 0 };
 /* --client-idle-timeout: seconds a silent control client is kept. */
 static double			 client_idle_s = CONTROL_IDLE_S;
 
@@ -64,6 +66,8 @@ apply_overrides(struct config *c)
 		c->log_level = ov.log_level;
 	if (ov.drain_timeout >= 0)
 		c->drain_timeout = ov.drain_timeout;
+	if (ov.memory_max > 0)
+		c->memory_max = ov.memory_max;
 }
 
 /* SIGHUP: re-read the file for later runs; a bad file changes nothing. */
@@ -84,8 +88,8 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 	}
 	apply_overrides(next);
 	log_info("SIGHUP: re-read %s (applies to runs started from now; "
-	    "socket, socket_mode, socket_group, state_dir and metrics_listen "
-	    "at restart)", config_path);
+	    "socket, socket_mode, socket_group, state_dir, metrics_listen "
+	    "and memory_max at restart)", config_path);
 	conffile_log_changes(cfg, next);
 	lifecycle_set_config(next);
 	conffile_free(cfg);
@@ -106,6 +110,7 @@ usage(FILE *fp)
 "usage: stressd [--config FILE] [--check-config] [--socket PATH]\n"
 "               [--state-dir DIR] [--log-level LEVEL] [--drain-timeout SECONDS]\n"
 "               [--metrics-listen [ADDR:]PORT] [--client-idle-timeout SECONDS]\n"
+"               [--memory-max SIZE]\n"
 "\n"
 "Stress-test RRD storage: a daemon that runs load generators and a pool of\n"
 "writer threads behind a per-file queue, driven by stressctl(1).\n"
@@ -126,6 +131,10 @@ usage(FILE *fp)
 "      --client-idle-timeout SECONDS\n"
 "                         close a control client that sends nothing this\n"
 "                         long (default 60; 0: never)\n"
+"      --memory-max SIZE  run in a new cgroup whose memory (the page cache\n"
+"                         too) is capped at SIZE (512M, 2G; at least 64M),\n"
+"                         so that a run's files need not fit in memory;\n"
+"                         as a systemd service use MemoryMax= instead\n"
 "  -h, --help             this text\n"
 "  -V, --version          print the version and exit\n"
 "\n"
@@ -246,6 +255,7 @@ parse_options(int argc, char *argv[], bool *check)
 		{ "metrics-listen", required_argument,	NULL, 'm' },
 		{ "drain-timeout", required_argument,	NULL, 't' },
 		{ "client-idle-timeout", required_argument, NULL, 'I' },
+		{ "memory-max",	required_argument,	NULL, 'M' },
 		{ "config",	required_argument,	NULL, 'c' },
 		{ "check-config", no_argument,		NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -321,6 +331,14 @@ parse_options(int argc, char *argv[], bool *check)
 			}
 			break;
 		}
+		case 'M':
+			if (memcap_parse_size(optarg, &ov.memory_max) == -1) {
+				fprintf(stderr, "stressd: --memory-max: '%s' is "
+				    "not a size (bytes, or with K, M, G or T: "
+				    "512M, 2G)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -429,6 +447,15 @@ main(int argc, char *argv[])
 		log_warnx("no configuration file %s: runs may write wherever "
 		    "stressd can", config_path);
 	drain_timeout = cfg->drain_timeout;
+	/* Before any thread or file: every thread starts in the cgroup. */
+	if (cfg->memory_max > 0) {
+		if (memcap_init(cfg->memory_max, err, sizeof(err)) == -1) {
+			fprintf(stderr, "stressd: %s\n", err);
+			conffile_free(cfg);
+			return 2;
+		}
+		atexit(memcap_teardown);	/* fatalx's exit too */
+	}
 	signal(SIGPIPE, SIG_IGN);
 	budget_descriptors();
 	evthread_use_pthreads();
@@ -469,6 +496,7 @@ main(int argc, char *argv[])
 	conffile_free(cfg);
 	event_free(ev_tick);
 	event_base_free(base);
+	memcap_teardown();
 	log_info("exiting%s", drain_abandoned ? " (the drain was cut short)" :
 	    "");
 	return drain_abandoned ? 1 : 0;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "memcap.h"
 #include "report.h"
 #include "rrdfile.h"
 #include "stats.h"
@@ -261,6 +262,8 @@ report_json(const struct report_input *in)
 	json_object_object_add(o, "librrd_version",
 	    json_object_new_string(rrdfile_librrd_version()));
 	json_object_object_add(o, "host", report_host_json());
+	/* The cap on the daemon's memory and page cache, whoever set it. */
+	json_object_object_add(o, "memory", memcap_json());
 	json_object_object_add(o, "params", knobs_to_json(in->p));
 	if (in->cap_id > 0) {
 		json_object *cap = json_object_new_object();

@@ -5,6 +5,7 @@
 
 #include "conffile.h"
 #include "knobs.h"
+#include "memcap.h"
 #include "proto.h"
 #include "request.h"
 #include "text.h"
@@ -325,6 +326,15 @@ request_check_start(json_object *args, const struct config *cfg,
 		err->code = PROTO_ERR_BAD_ARGUMENT;
 		err->field = field;
 		knobs_free(&a->params);
+	}
+	/* Under a memory cap the queue must leave the daemon its floor. */
+	if (rv == 0 && memcap_check_queue(&a->params.queue_memory_max,
+	    json_object_object_get_ex(merged, "queue_memory_max", NULL),
+	    err->message, PROTO_MAX_RUN_ERROR) == -1) {
+		err->code = PROTO_ERR_BAD_ARGUMENT;
+		err->field = "queue_memory_max";
+		knobs_free(&a->params);
+		rv = -1;
 	}
 	json_object_put(merged);
 	return rv;

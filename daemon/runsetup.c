@@ -17,6 +17,7 @@
 #include "evict.h"
 #include "loadgen.h"
 #include "log.h"
+#include "memcap.h"
 #include "metricsrrd.h"
 #include "mountinfo.h"
 #include "policy.h"
@@ -430,6 +431,8 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 		    mountinfo_from_name(r->mount.from), r->mount.seen_at);
 	rc = 0;
 	r->mem_available = mem_available();
+	/* Under a memory cap the page cache has the cap at most. */
+	r->mem_available = memcap_clamp_available(r->mem_available);
 
 	memset(&qc, 0, sizeof(qc));
 	qc.files = (uint32_t)r->p.files;

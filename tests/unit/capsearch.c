@@ -45,6 +45,8 @@ test_from_below(void **state)
 	/* 100..6400 is 7 steps, 3 halvings of the bracket, 1 repeat */
 	assert_true(n <= 12);
 	assert_true(s.lo > 4500);
+	/* bisected rates read as 3 significant digits: 4530, not 4525.48 */
+	assert_true(fabs(s.lo - round(s.lo / 10) * 10) < 1e-6);
 }
 
 static void
