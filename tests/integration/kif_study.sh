@@ -173,6 +173,22 @@ grep -qE 'MiB free; three 9999999-MiB filesystems need 29999997 MiB' \
     "$T/err" || fail "free-space refusal: $(cat "$T/err")"
 [ ! -e "$T/wx" ] || fail "a refused run left $T/wx"
 "$KIF" --help | grep -q 'data=writeback' || fail "--help"
+# --capacity: the sweep's --repeat and --update-time refused, --start-rate
+# only with it and above 0
+for a in "--repeat 2" "--update-time 5" "--start-rate 0"; do
+	rc=0
+	# shellcheck disable=SC2086  # an option and its value
+	kif --dir "$T/wx" --capacity $a >/dev/null 2>"$T/err" || rc=$?
+	assert_eq "$rc" 2 "--capacity $a"
+	grep -q -- "${a% *}[: ]" "$T/err" || fail "--capacity $a: $(cat "$T/err")"
+done
+rc=0
+kif --dir "$T/wx" --start-rate 100 >/dev/null 2>"$T/err" || rc=$?
+assert_eq "$rc" 2 "--start-rate without --capacity"
+grep -q -- "--start-rate needs --capacity" "$T/err" ||
+    fail "--start-rate without --capacity: $(cat "$T/err")"
+[ ! -e "$T/wx" ] || fail "a refused --capacity left $T/wx"
+"$KIF" --help | grep -q -- '--capacity' || fail "--help: no --capacity"
 
 # ---- a --keep run through this test's stressd: every update on disk
 start_daemon
