@@ -670,7 +670,8 @@ loop_fs() {
 # v1: the root blkio cgroup's rule, so every writer (the daemon's threads,
 # the kernel's flushers, the loop worker) is held to it.  cgroup v2: the
 # root cannot take io.max, so $IO_CGROUP, made on first use, with the
-# daemon ($DPID) moved into it.
+# daemon ($DPID) moved into it (the kernel's own writers, such as a
+# journal thread, stay unthrottled there).
 set_throttle() {
 	local dev=$1 iops=$2 f want
 	if [ -f "$CGROUP_V2/cgroup.controllers" ]; then
@@ -678,6 +679,12 @@ set_throttle() {
 			[ "$iops" -gt 0 ] || return 0
 			[ -n "$DPID" ] || fail "set_throttle: cgroup v2 needs the daemon running"
 			echo +io >"$CGROUP_V2/cgroup.subtree_control"
+			# cgroup writeback: the pages the daemon dirties are
+			# written (also by its fdatasync) as its memory
+			# cgroup's, so without +memory they would go out as
+			# the root's, unthrottled
+			echo +memory >"$CGROUP_V2/cgroup.subtree_control" ||
+			    log "set_throttle: no memory controller; writeback may escape io.max"
 			IO_CGROUP=$CGROUP_V2/stressd-it.$$
 			mkdir -p "$IO_CGROUP"
 			echo "$DPID" >"$IO_CGROUP/cgroup.procs"
