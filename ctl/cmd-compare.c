@@ -11,6 +11,8 @@
 
 #include <json-c/json.h>
 
+#include "capview.h"
+#include "cmd-capacity.h"
 #include "cmd-compare.h"
 #include "cmd.h"
 #include "columns.h"
@@ -485,6 +487,21 @@ compare_text(const struct compare_view *v)
 	compare_histograms(v, width);
 }
 
+/* Capacity records (capacity.json) side by side, all or none of them. */
+static int
+compare_capacity(const struct records_ctx *ctx, json_object **reps, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!capview_is_record(reps[i])) {
+			records_error(ctx, "%s is %sa capacity record, %s is %s",
+			    ctx->runs[0], capview_is_record(reps[0]) ? "" :
+			    "not ", ctx->runs[i], capview_is_record(reps[0]) ?
+			    "not" : "one");
+			return CTL_EXIT_ERROR;
+		}
+	return cmd_capacity_show(ctx, reps, n, false);
+}
+
 int
 cmd_compare_show(const struct records_ctx *ctx,
     const struct compare_more *more)
@@ -498,6 +515,10 @@ cmd_compare_show(const struct records_ctx *ctx,
 		if ((reps[got] = records_load(ctx, ctx->runs[got], &rc)) ==
 		    NULL)
 			goto fail;
+	if (capview_is_record(reps[0]) || capview_is_record(reps[got - 1])) {
+		rc = compare_capacity(ctx, reps, got);
+		goto fail;
+	}
 	compare_view_init(&v, reps, got);
 	ranking = rank_build(reps, v.cand, got);
 	if (ctx->json) {
@@ -554,7 +575,11 @@ const struct ctl_cmd cmd_compare_entry = {
 	    "when Welch's t-test at 95 % finds the difference\nbeyond the "
 	    "run-to-run spread, which takes at least 3 runs of each.  --json\n"
 	    "prints "
-	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n",
+	    "{\"runs\": [REPORT, ...], \"ranking\": {...}}.\n\nCapacity "
+	    "records (capacity.json, also copied from other hosts) are\n"
+	    "compared by their directories: one column per directory, then "
+	    "the ranking\nby capacity as by stressctl capacity; --json prints "
+	    "{\"records\": [...],\n\"ranking\": [...]}.\n",
 	.min_runs = 2,
 	.max_runs = -1,
 	.parse = options_parse_plain,

@@ -17,6 +17,8 @@
 #include <json-c/json.h>
 #include <rrd.h>
 
+#include "capgraph.h"
+#include "capview.h"
 #include "cmd-graph.h"
 #include "cmd.h"
 #include "graph.h"
@@ -279,6 +281,11 @@ graph_one(const struct records_ctx *ctx, FILE *out)
 		free(path);
 		return rc;
 	}
+	/* A capacity search: its steps' queue against the offered rate. */
+	if (capview_is_record(g.rep)) {
+		rc = capgraph_draw(ctx, &g.rep, 1, out, NULL);
+		goto fail;
+	}
 	if ((rc = graph_span(ctx, run, &g)) != CTL_EXIT_OK)
 		goto fail;
 	graph_argv(&g, &a);
@@ -362,8 +369,9 @@ const struct ctl_cmd cmd_graph_entry = {
 	    "colour and legend entry per label (the label knob; else\nthe "
 	    "filesystem and the mount options that differ; else \"run N\"), "
 	    "runs with\nthe same label knob sharing one; the title names the "
-	    "load (files,\nupdates/s, sync).  At most 64 runs and 12 labels."
-	    "\n\nOptions:\n"
+	    "load (files,\nupdates/s, sync).  At most 64 runs and 12 labels.  "
+	    "One capacity search's\nrecord: its steps' queue against the "
+	    "offered rate, as capacity --graph.\n\nOptions:\n"
 	    "  -o, --output FILE.png  the PNG to write (required)\n"
 	    "  --width W              image width in pixels, 200 to 8192 "
 	    "(default 800)\n"

@@ -11,6 +11,8 @@
 
 #include <json-c/json.h>
 
+#include "capview.h"
+#include "cmd-capacity.h"
 #include "cmd.h"
 #include "columns.h"
 #include "jpath.h"
@@ -495,7 +497,17 @@ run_report(const struct records_ctx *ctx)
 
 	if ((rep = records_load(ctx, run, &rc)) == NULL)
 		return rc;
-	if (ctx->csv)
+	if (capview_is_record(rep) && ctx->csv) {
+		records_error(ctx, "a capacity record has no samples; each of "
+		    "its steps' runs has (report --csv STEP_RUN_ID)");
+		rc = CTL_EXIT_ERROR;
+	} else if (capview_is_record(rep))
+		rc = cmd_capacity_show(ctx, &rep, 1, true);
+	else if (ctx->png != NULL) {
+		records_error(ctx, "--graph draws a capacity record; stressctl "
+		    "graph draws a run");
+		rc = CTL_EXIT_USAGE;
+	} else if (ctx->csv)
 		rc = print_csv(ctx, run, rep);
 	else if (ctx->json)
 		printf("%s\n", output_json_string(rep));
@@ -508,6 +520,14 @@ run_report(const struct records_ctx *ctx)
 static int
 report_option(struct ctl *ctl, int c)
 {
+	if (c == OPT_GRAPH) {
+		if (*optarg == '\0') {
+			options_usage_error(ctl->cmd, "--graph: empty file name");
+			return CTL_EXIT_USAGE;
+		}
+		ctl->rec.png = optarg;
+		return PARSE_OK;
+	}
 	if (c != OPT_CSV)
 		return OPTIONS_UNKNOWN;
 	ctl->rec.csv = true;
@@ -531,20 +551,26 @@ parse_report(struct ctl *ctl, int argc, char **argv)
 
 const struct ctl_cmd cmd_report_entry = {
 	.name = "report",
-	.usage = "[--csv] [RUN]",
+	.usage = "[--csv] [--graph FILE] [RUN]",
 	.summary = "summarise a run's record",
 	.details =
 	    "RUN is a run id, or the path of a report.json file (anything with "
 	    "a '/' or\nending in .json), which is read without asking the "
 	    "daemon; the default is\nthe current or last run.  The summary "
 	    "starts with the daemon's verdict\n(kept up, fell behind or cannot "
-	    "tell) and its warnings.\n\nOptions:\n"
+	    "tell) and its warnings.  A capacity search's\nrecord (its id, "
+	    "capacity.json or its directory) is shown as by stressctl\n"
+	    "capacity: its steps, each directory's capacity and the ranking; "
+	    "--json\nprints the record with the ranking added.\n\nOptions:\n"
 	    "  --csv       print the run's samples (samples.csv) instead\n"
+	    "  --graph FILE  a capacity record: draw its steps into FILE (a "
+	    "PNG), as\n              stressctl capacity --graph does\n"
 	    "  --json      print the record (report.json) unchanged\n"
 	    "  -h, --help  print this help and exit\n\nThe exit status is 1 if "
 	    "there is no such run or a file cannot be read.\n",
 	.options = (const struct option[]){
 		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "graph", required_argument, NULL, OPT_GRAPH },
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
@@ -562,8 +588,21 @@ const struct ctl_cmd cmd_runs_entry = {
 	    "One line per run the daemon has a record of, oldest first: id, "
 	    "start (local\ntime), state, updates completed, the average of "
 	    "significant_ops_pending,\nfilesystem type, directory and mount "
-	    "options (cut at 32 characters).\n",
+	    "options (cut at 32 characters).  The runs that are steps of a "
+	    "capacity\nsearch are counted, not listed, unless --all (their "
+	    "SWEEP column then\nnames the search and step).  Capacity "
+	    "searches follow, one line per\ndirectory: state, files, steps, "
+	    "capacity (updates/s), the rate that fell\nbehind and what "
+	    "limited it.\n\nOptions:\n  --all       list the step runs of "
+	    "capacity searches too\n  --json      print the daemon's list "
+	    "unchanged\n  -h, --help  print this help and exit\n",
 	.parse = options_parse_plain,
+	.options = (const struct option[]){
+		OPTIONS_ALL,
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
 	.text = output_text_runs,
+	.text_all = output_text_runs_all,
 	.json = output_json_result,
 };

@@ -414,13 +414,17 @@ sweep_label(struct ctl *ctl, const struct knob *k, const char *text)
  * --no-X), one per other knob, then the common ones.  *nonames holds the
  * --no-X names, to be freed with the options. */
 static int
-build_options(struct option **optsp, char ***nonamesp, bool sweep)
+build_options(const struct ctl_cmd *cmd, struct option **optsp,
+    char ***nonamesp, bool sweep)
 {
 	static const struct option common[] = { OPTIONS_COMMON };
 	struct option *opts;
-	size_t nopts = 0;
+	size_t nopts = 0, nown = 0;
 
-	*optsp = opts = calloc(2 * knobs_count + 8, sizeof(*opts));
+	/* A command with options of its own (capacity) lists them all. */
+	while (cmd->options != NULL && cmd->options[nown].name != NULL)
+		nown++;
+	*optsp = opts = calloc(2 * knobs_count + 8 + nown, sizeof(*opts));
 	*nonamesp = calloc(knobs_count, sizeof(**nonamesp));
 	if (opts == NULL || *nonamesp == NULL)
 		return CTL_EXIT_ERROR;
@@ -446,7 +450,16 @@ build_options(struct option **optsp, char ***nonamesp, bool sweep)
 	opts[nopts].name = "profile";
 	opts[nopts].has_arg = required_argument;
 	opts[nopts++].val = OPT_PROFILE;
-	if (sweep) {
+	for (size_t i = 0; i < nown; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < sizeof(common) / sizeof(*common); j++)
+			dup = dup || strcmp(common[j].name,
+			    cmd->options[i].name) == 0;
+		if (!dup)
+			opts[nopts++] = cmd->options[i];
+	}
+	if (sweep && nown == 0) {
 		opts[nopts].name = "repeat";
 		opts[nopts].has_arg = required_argument;
 		opts[nopts++].val = OPT_REPEAT;
@@ -490,7 +503,8 @@ run_option(struct ctl *ctl, int c, bool sweep)
 	} else if (sweep && k != NULL && strcmp(k->name, "label") == 0) {
 		return sweep_label(ctl, k, optarg);
 	} else if (sweep && k != NULL && strcmp(k->name, "sweep_id") == 0) {
-		options_usage_error(ctl->cmd, "--sweep-id: the sweep sets it");
+		options_usage_error(ctl->cmd, "--sweep-id: %s sets it",
+		    ctl->cmd->name);
 		return CTL_EXIT_USAGE;
 	} else if (c == 'D') {
 		return set_property(ctl, optarg);
@@ -507,7 +521,9 @@ run_option(struct ctl *ctl, int c, bool sweep)
 	} else if ((k = option_knob(c, OPT_NO_KNOB)) != NULL) {
 		snprintf(what, sizeof(what), "--no-%s", k->option);
 		return set_knob(ctl, k, "false", what, false);
-	} else
+	} else if (ctl->cmd->option != NULL)
+		return ctl->cmd->option(ctl, c);
+	else
 		return OPTIONS_UNKNOWN;
 	return PARSE_OK;
 }
@@ -519,6 +535,8 @@ check_dirs(struct ctl *ctl, bool sweep)
 	json_object *dir;
 
 	if (sweep) {
+		if (ctl->nsweep_dirs == 0 && ctl->cap_attach)
+			return PARSE_OK;	/* capacity --attach */
 		if (ctl->nsweep_dirs == 0)
 			options_usage_error(ctl->cmd,
 			    "at least one --dir is required");
@@ -548,7 +566,8 @@ cmd_start_options(struct ctl *ctl, int argc, char **argv, bool sweep)
 	char **nonames = NULL;
 	int c, ret;
 
-	if ((ret = build_options(&opts, &nonames, sweep)) != PARSE_OK) {
+	if ((ret = build_options(ctl->cmd, &opts, &nonames, sweep)) !=
+	    PARSE_OK) {
 		fprintf(stderr, "stressctl: out of memory\n");
 		goto fail;
 	}

@@ -7,8 +7,9 @@
 #include "cmd.h"
 
 /* Parse start's options into ctl->args; sweep: --dir is repeatable (into
- * ctl->sweep_dirs) and --repeat is taken.  Returns PARSE_OK or the exit
- * status. */
+ * ctl->sweep_dirs) and --repeat is taken.  A command whose entry lists
+ * options (capacity) gets those instead of --repeat and --graph, and its
+ * .option takes them.  Returns PARSE_OK or the exit status. */
 int	cmd_start_options(struct ctl *ctl, int argc, char **argv, bool sweep);
 
 #endif

@@ -59,7 +59,31 @@ struct watch_now {
 	double		 t, max, done, completed;
 	double		 sig, total;
 	double		 rate, overall, eta;	/* eta < 0: unknown */
+	bool		 searching;	/* a capacity search runs */
+	char		 search[256];	/* where it is; "" when none */
 };
+
+/* A capacity search's place and bracket, from stats' "capacity". */
+static void
+watch_search(json_object *st, struct watch_now *now)
+{
+	char lo[40] = "", hi[40] = "";
+	double x;
+
+	now->searching = jpath_num(st, "capacity.id", &x);
+	now->search[0] = '\0';
+	if (!now->searching)
+		return;
+	if (jpath_num(st, "capacity.kept_up_rate", &x))
+		snprintf(lo, sizeof(lo), ", kept up at %.0f", x);
+	if (jpath_num(st, "capacity.behind_rate", &x))
+		snprintf(hi, sizeof(hi), ", behind at %.0f", x);
+	snprintf(now->search, sizeof(now->search), "capacity %.0f: dir "
+	    "%.0f/%.0f, step %.0f at %.0f updates/s%s%s",
+	    jpath_num0(st, "capacity.id"), jpath_num0(st, "capacity.dir_index")
+	    + 1, jpath_num0(st, "capacity.ndirs"), jpath_num0(st,
+	    "capacity.step"), jpath_num0(st, "capacity.rate"), lo, hi);
+}
 
 /* Fold one stats reply into w and work out the figures to show. */
 static void
@@ -80,6 +104,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	    jpath_num0(st, "dropped") + jpath_num0(st, "discarded");
 	now->sig = jpath_num0(st, "significant_ops_pending");
 	now->total = jpath_num0(st, "total_operations_pending");
+	watch_search(st, now);
 
 	/* A new run: what was seen belongs to the old one. */
 	if (w->seen > 0 && now->run_id != w->run_id) {
@@ -188,7 +213,8 @@ watch_draw(struct watch *w, const struct watch_now *now)
 	spark_text(w, spark, sizeof(spark), &smax);
 
 	snprintf(lines[0], sizeof(lines[0]), "stressd run %" PRId64 ": %s, "
-	    "%.1f s", now->run_id, now->state, now->t);
+	    "%.1f s%s%s", now->run_id, now->state, now->t,
+	    now->searching ? " | " : "", now->search);
 	snprintf(lines[1], sizeof(lines[1]), "[%s] %5.1f%%  %.0f/%.0f  ETA %s",
 	    bar, 100 * frac, now->done, now->max,
 	    records_state_ended(now->state) ? "-" : eta);
@@ -227,11 +253,13 @@ watch_line(const struct watch *w, const struct watch_now *now)
 	headline_eta_text(now->eta, eta, sizeof(eta));
 	printf("t=%.1fs run=%" PRId64 " state=%s done=%.0f/%.0f sig=%.0f "
 	    "total=%.0f sig_avg=%.2f total_avg=%.2f rate=%.1f/s "
-	    "overall=%.1f/s eta=%s\n", now->t, now->run_id, now->state,
+	    "overall=%.1f/s eta=%s%s%s%s\n", now->t, now->run_id, now->state,
 	    now->done, now->max, now->sig, now->total,
 	    w->sig_sum / (double)w->seen, w->total_sum / (double)w->seen,
 	    now->rate, now->overall,
-	    records_state_ended(now->state) ? "-" : eta);
+	    records_state_ended(now->state) ? "-" : eta,
+	    now->searching ? " [" : "", now->search,
+	    now->searching ? "]" : "");
 }
 
 /* Sleep until the monotonic time until, or a signal. */
@@ -309,7 +337,9 @@ run_watch(const struct records_ctx *ctx)
 			watch_line(&w, &now);
 		fflush(stdout);
 		n++;
-		if (records_state_ended(now.state)) {
+		/* Between a search's steps the last run has ended: the
+		 * watch goes on until the search does. */
+		if (records_state_ended(now.state) && !now.searching) {
 			rc = strcmp(now.state, "failed") == 0 ?
 			    CTL_EXIT_ERROR : CTL_EXIT_OK;
 			if (rc != CTL_EXIT_OK) {

@@ -25,6 +25,7 @@ const struct ctl_cmd *const cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_graph_entry,
 	&cmd_sweep_entry,
+	&cmd_capacity_entry,
 	NULL
 };
 

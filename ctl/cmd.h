@@ -38,6 +38,9 @@ struct ctl {
 	char			**sweep_labels;	/* sweep --label of each, or NULL */
 	int			 nsweep_dirs;
 	unsigned long		 repeat;	/* sweep --repeat */
+	bool			 cap_attach;	/* capacity --attach */
+	bool			 cap_detach;	/* capacity --detach */
+	bool			 cap_int_stop;	/* capacity --on-interrupt stop */
 };
 
 struct ctl_cmd {
@@ -89,6 +92,7 @@ extern const struct ctl_cmd cmd_compare_entry;		/* cmd-compare.c */
 extern const struct ctl_cmd cmd_watch_entry;		/* cmd-watch.c */
 extern const struct ctl_cmd cmd_graph_entry;		/* cmd-graph.c */
 extern const struct ctl_cmd cmd_sweep_entry;		/* cmd-sweep.c */
+extern const struct ctl_cmd cmd_capacity_entry;		/* cmd-capacity.c */
 
 /* Every command in the order of the usage listing, NULL terminated. */
 extern const struct ctl_cmd *const cmd_table[];

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capline.h"
+#include "capview.h"
 #include "headline.h"
 #include "jpath.h"
 #include "knobs.h"
@@ -285,6 +287,11 @@ headline_stats(json_object *st)
 		printf("%s\n", output_json_string(st));
 		return;
 	}
+	/* wait (and stop) at the end of a capacity search: its record. */
+	if (capview_is_record(st)) {
+		capview_print(&st, 1, false, stdout);
+		return;
+	}
 	if (state == NULL)
 		state = "?";
 	if (strcmp(state, "idle") == 0) {
@@ -296,6 +303,12 @@ headline_stats(json_object *st)
 	linef("state", "%s (run %.0f, %.1f s%s)", state,
 	    jpath_num0(st, "run_id"), jpath_num0(st, "elapsed_s"), pace);
 	free(pace);
+	if (json_object_is_type(jpath(st, "capacity"), json_type_object)) {
+		char *s = capline_progress(jpath(st, "capacity"));
+
+		line("search", s);
+		free(s);
+	}
 	if ((reason = jpath_str(st, "reason")) != NULL)
 		line("reason", reason);
 	progress_line(st, ended);
@@ -314,7 +327,8 @@ headline_stop(json_object *res)
 {
 	/* stop with wait answers with the final stats. */
 	if (json_object_is_type(res, json_type_object) &&
-	    (jpath(res, "generated") != NULL || jpath(res, "rates") != NULL))
+	    (jpath(res, "generated") != NULL || jpath(res, "rates") != NULL ||
+	    capview_is_record(res)))
 		headline_stats(res);
 	else
 		output_text_stop(res);

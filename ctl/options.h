@@ -27,6 +27,10 @@ enum {
 	OPT_REPEAT,
 	OPT_ALL,
 	OPT_GRAPH,		/* sweep --graph */
+	OPT_CAP_SEARCH,		/* capacity: + index of its search option */
+	OPT_CAP_ATTACH = OPT_CAP_SEARCH + 16,
+	OPT_CAP_DETACH,
+	OPT_CAP_ON_INTERRUPT,
 	OPT_KNOB = 1000,		/* + index into knobs_table */
 	OPT_NO_KNOB = 2000,		/* + index, for --no-BOOL */
 };

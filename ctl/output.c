@@ -12,7 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "capline.h"
+#include "capview.h"
 #include "columns.h"
+#include "jpath.h"
 #include "kv.h"
 #include "output.h"
 #include "verdicts.h"
@@ -210,6 +213,10 @@ output_text_stats(json_object *res)
 
 	if (!check_object(res))
 		return;
+	if (capview_is_record(res)) {	/* wait --all after a search */
+		capview_print(&res, 1, true, stdout);
+		return;
+	}
 	kv_known(&t, res, stats_fields, NELEM(stats_fields));
 	/* A "rates" of unexpected shape is shown with the other extras. */
 	kv_unknown(&t, res, stats_fields, NELEM(stats_fields),
@@ -448,6 +455,14 @@ runs_row(struct columns *t, json_object *r)
 			    sizeof(when)) : "-");
 			continue;
 		}
+		/* A capacity search's step: its search and step. */
+		if (strcmp(k, "sweep_id") == 0 &&
+		    kv_get(r, "capacity", NULL) != NULL) {
+			columns_add(t, "capacity %.0f step %.0f",
+			    jpath_num0(r, "capacity.id"),
+			    jpath_num0(r, "capacity.step"));
+			continue;
+		}
 		/* Empty outside a sweep, without a label. */
 		if (strcmp(k, "sweep_id") == 0 || strcmp(k, "label") == 0 ||
 		    strcmp(k, "sync") == 0) {
@@ -467,8 +482,10 @@ runs_row(struct columns *t, json_object *r)
 	}
 }
 
-void
-output_text_runs(json_object *res)
+/* runs: the runs, the steps of capacity searches only with --all (a
+ * count of them otherwise), then the capacity searches. */
+static void
+runs_view(json_object *res, bool all)
 {
 	static const char *const head[] = {
 		"ID", "STARTED", "STATE", "UPDATES", "FILES", "UPDATES/S",
@@ -476,6 +493,7 @@ output_text_runs(json_object *res)
 	};
 	json_object *runs = kv_get(res, "runs", NULL);
 	struct columns *t;
+	size_t nrows = 0, nsteps = 0, nsearch = 0;
 
 	if (!json_object_is_type(runs, json_type_array)) {
 		if (check_object(res)) {
@@ -494,10 +512,41 @@ output_text_runs(json_object *res)
 	t = columns_new("rllrrrlllrlll");
 	for (size_t i = 0; i < NELEM(head); i++)
 		columns_add(t, "%s", head[i]);
-	for (size_t i = 0; i < json_object_array_length(runs); i++)
-		runs_row(t, json_object_array_get_idx(runs, i));
-	columns_print(t, stdout, 0);
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		const char *kind = jpath_str(r, "kind");
+
+		if (kind != NULL && strcmp(kind, "capacity") == 0)
+			nsearch++;
+		else if (!all && jpath(r, "capacity") != NULL)
+			nsteps++;
+		else if (kind == NULL || strcmp(kind, "run") == 0) {
+			runs_row(t, r);
+			nrows++;
+		}
+	}
+	if (nrows > 0)
+		columns_print(t, stdout, 0);
 	columns_free(t);
+	if (nsteps > 0)
+		printf("(%zu step run%s of capacity searches not shown: runs "
+		    "--all lists them)\n", nsteps, nsteps == 1 ? "" : "s");
+	if (nsearch > 0) {
+		printf("%sCapacity searches\n", nrows + nsteps > 0 ? "\n" : "");
+		capline_runs(runs, stdout);
+	}
+}
+
+void
+output_text_runs(json_object *res)
+{
+	runs_view(res, false);
+}
+
+void
+output_text_runs_all(json_object *res)
+{
+	runs_view(res, true);
 }
 
 /* ---------------------------------------------------------------- json */

@@ -24,6 +24,8 @@ void	output_text_status(json_object *result);
 void	output_text_help(json_object *result);
 void	output_text_version(json_object *result);
 void	output_text_runs(json_object *result);
+/* runs --all: the steps of capacity searches too. */
+void	output_text_runs_all(json_object *result);
 /* Scripts get the result exactly as the daemon sent it. */
 void	output_json_result(json_object *result);
 

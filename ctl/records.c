@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "capview.h"
 #include "jpath.h"
 #include "output.h"
 #include "proto.h"
@@ -137,9 +138,16 @@ records_file_path(const char *run)
 
 	if (!records_is_path(run))
 		return NULL;
-	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode))
-		return output_xprintf("%s%sreport.json", run,
-		    run[strlen(run) - 1] == '/' ? "" : "/");
+	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode)) {
+		const char *sep = run[strlen(run) - 1] == '/' ? "" : "/";
+		char *cap = output_xprintf("%s%scapacity.json", run, sep);
+
+		/* A capacity search's directory holds its record instead. */
+		if (access(cap, F_OK) == 0)
+			return cap;
+		free(cap);
+		return output_xprintf("%s%sreport.json", run, sep);
+	}
 	return output_xprintf("%s", run);
 }
 
@@ -162,6 +170,10 @@ load_file(const struct records_ctx *ctx, const char *path, int *rc)
 	if (rep == NULL || json_tokener_get_error(tok) != json_tokener_success) {
 		records_error(ctx, "%s: not valid JSON: %s", path,
 		    json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto fail;
+	}
+	if (capview_is_record(rep)) {
+		*rc = CTL_EXIT_OK;
 		goto fail;
 	}
 	if (!json_object_is_type(rep, json_type_object) ||

@@ -33,7 +33,9 @@ cmd_stats(struct control_conn *c, json_object *id, struct request_args *a)
 	json_object *o = lifecycle_stats_json();
 
 	(void)a;
-	json_object_object_add(o, "capacity", capacity_status_json());
+	/* Only while a search runs: stats' keys are the run's otherwise. */
+	if (capacity_active())
+		json_object_object_add(o, "capacity", capacity_status_json());
 	control_reply_ok(c, id, o);
 }
 

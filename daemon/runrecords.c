@@ -193,6 +193,58 @@ runrecords_list(const char *state_dir, size_t *n)
 	return ids;
 }
 
+/* o[key] = a new reference to the value at src's path of up to two
+ * keys (NULL when missing). */
+static void
+copy_at(json_object *o, const char *key, json_object *src, const char *k1,
+    const char *k2)
+{
+	json_object *v = NULL;
+
+	if (json_object_object_get_ex(src, k1, &v) && k2 != NULL &&
+	    !json_object_object_get_ex(v, k2, &v))
+		v = NULL;
+	json_object_object_add(o, key, json_object_get(v));
+}
+
+/* A capacity search's record (capacity.json): its kind, state, times and
+ * each directory's figures, so that runs lists it with its answer. */
+static json_object *
+capacity_summary(json_object *rec)
+{
+	static const char *const dkeys[] = {
+		"dir", "fs_type", "state", "capacity_rate", "behind_rate",
+		"limited_by",
+	};
+	json_object *o = json_object_new_object(), *dirs, *list, *steps;
+
+	copy_at(o, "id", rec, "id", NULL);
+	json_object_object_add(o, "kind", json_object_new_string("capacity"));
+	copy_at(o, "state", rec, "state", NULL);
+	copy_at(o, "started_at", rec, "started", NULL);
+	copy_at(o, "ended_at", rec, "ended", NULL);
+	copy_at(o, "files", rec, "params", "files");
+	copy_at(o, "sync", rec, "params", "sync");
+	json_object_object_add(o, "steps", json_object_object_get_ex(rec,
+	    "steps", &steps) && json_object_is_type(steps, json_type_array) ?
+	    json_object_new_int64((int64_t)json_object_array_length(steps)) :
+	    NULL);
+	list = json_object_new_array();
+	if (json_object_object_get_ex(rec, "dirs", &dirs) &&
+	    json_object_is_type(dirs, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(dirs); i++) {
+			json_object *d = json_object_array_get_idx(dirs, i);
+			json_object *e = json_object_new_object();
+
+			for (size_t k = 0; k < sizeof(dkeys) / sizeof(*dkeys);
+			    k++)
+				copy_at(e, dkeys[k], d, dkeys[k], NULL);
+			json_object_array_add(list, e);
+		}
+	json_object_object_add(o, "dirs", list);
+	return o;
+}
+
 json_object *
 runrecords_summary(json_object *rep)
 {
@@ -213,8 +265,13 @@ runrecords_summary(json_object *rep)
 		{ "update_time", "params", "update_time" },
 		{ "sync", "params", "sync" }, { "label", "params", "label" },
 	};
-	json_object *o = json_object_new_object(), *w;
+	json_object *o, *w;
 
+	if (json_object_object_get_ex(rep, "schema", &w) &&
+	    json_object_is_type(w, json_type_string) &&
+	    strcmp(json_object_get_string(w), "stressd-capacity") == 0)
+		return capacity_summary(rep);
+	o = json_object_new_object();
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		json_object *v = rep;
 
@@ -238,5 +295,10 @@ runrecords_summary(json_object *rep)
 	    json_object_is_type(w, json_type_array))
 		json_object_object_add(o, "warnings", json_object_new_int64(
 		    (int64_t)json_object_array_length(w)));
+	/* A step of a capacity search: {"id", "step", "rate"}, so that
+	 * runs can fold it under its search. */
+	if (json_object_object_get_ex(rep, "capacity", &w) &&
+	    json_object_is_type(w, json_type_object))
+		json_object_object_add(o, "capacity", json_object_get(w));
 	return o;
 }

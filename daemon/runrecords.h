@@ -34,7 +34,10 @@ json_object *runrecords_load_file(const char *state_dir, unsigned id,
 /* The run ids under STATE/runs in increasing order, *n of them (free
  * the array); NULL with *n 0 when there are none. */
 unsigned *runrecords_list(const char *state_dir, size_t *n);
-/* A record's summary, one entry of `runs`. */
+/* A record's summary, one entry of `runs`; a capacity search's record
+ * (capacity.json) gives {"id", "kind": "capacity", "state", times,
+ * "files", "sync", "steps", "dirs": [{dir, fs_type, state, capacity_rate,
+ * behind_rate, limited_by}]}, a step run's has its "capacity" link. */
 json_object *runrecords_summary(json_object *rep);
 
 #endif

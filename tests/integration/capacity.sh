@@ -87,6 +87,8 @@ assert_contains "$(curl -sf "$URL/metrics")" \
     "stressd_capacity_offered_rate{capacity_id=\"$CID\"" "/metrics"
 grep -aq "STATUS=capacity $CID: dir 1/2 $D1, step" "$T/notify.out" ||
     fail "no capacity STATUS line: $(tr '\0' '\n' <"$T/notify.out" | tail -3)"
+w=$(ctl watch --count 3 --interval 0.2)
+assert_contains "$w" "[capacity $CID: dir " "watch during a search"
 rec=$(CTL_TIMEOUT=$WAIT_TIMEOUT ctlj wait)
 assert_eq "$(jget "$rec" schema)" stressd-capacity "wait: the record"
 assert_eq "$(jget "$rec" state)" done "the search's state"

@@ -81,6 +81,14 @@ test_load_file(void **state)
 	assert_int_equal(json_object_get_int(jpath(rep, "run_id")), 4);
 	json_object_put(rep);
 	free(p);
+	/* A capacity record: its schema is a name, not a number. */
+	p = write_file("capacity.json", "{\"schema\": \"stressd-capacity\", "
+	    "\"schema_version\": 1, \"id\": 5}");
+	rep = records_load(&ctx, p, &rc);
+	assert_non_null(rep);
+	assert_int_equal(json_object_get_int(jpath(rep, "id")), 5);
+	json_object_put(rep);
+	free(p);
 }
 
 static void
@@ -197,6 +205,21 @@ test_file_path(void **state)
 	free(p);
 	free(want);
 	dir[strlen(dir) - 1] = '\0';
+	/* A capacity search's directory stands for its capacity.json. */
+	{
+		char *cap;
+		FILE *fp;
+
+		assert_true(asprintf(&cap, "%s/capacity.json", dir) != -1);
+		assert_non_null(fp = fopen(cap, "w"));
+		fputs("{\"schema\": \"stressd-capacity\", \"id\": 3}", fp);
+		fclose(fp);
+		p = records_file_path(dir);
+		assert_string_equal(p, cap);
+		free(p);
+		assert_int_equal(unlink(cap), 0);
+		free(cap);
+	}
 	assert_int_equal(rmdir(dir), 0);
 }
 

@@ -195,6 +195,47 @@ test_summary(void **state)
 	json_object_put(rep);
 }
 
+/* A capacity search's record (capacity.json) sums up as one of kind
+ * "capacity" with its directories' figures; a step of one carries the
+ * search's id and its step. */
+static void
+test_summary_capacity(void **state)
+{
+	json_object *rep = json_tokener_parse("{\"schema\": "
+	    "\"stressd-capacity\", \"schema_version\": 1, \"id\": 20, "
+	    "\"state\": \"done\", \"started\": \"a\", \"ended\": \"b\", "
+	    "\"params\": {\"files\": 200, \"sync\": \"data\"}, "
+	    "\"dirs\": [{\"dir\": \"/a\", \"fs_type\": \"ext4\", "
+	    "\"state\": \"done\", \"capacity_rate\": 1800, "
+	    "\"behind_rate\": 2000, \"limited_by\": \"storage\", "
+	    "\"at_capacity\": {\"queue_avg\": 1}}], "
+	    "\"steps\": [{\"n\": 1}, {\"n\": 2}]}");
+	json_object *s;
+
+	(void)state;
+	assert_non_null(rep);
+	s = runrecords_summary(rep);
+	assert_string_equal(json_object_to_json_string_ext(s,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+	    "{\"id\":20,\"kind\":\"capacity\",\"state\":\"done\","
+	    "\"started_at\":\"a\",\"ended_at\":\"b\",\"files\":200,"
+	    "\"sync\":\"data\",\"steps\":2,\"dirs\":[{\"dir\":\"/a\","
+	    "\"fs_type\":\"ext4\",\"state\":\"done\","
+	    "\"capacity_rate\":1800,\"behind_rate\":2000,"
+	    "\"limited_by\":\"storage\"}]}");
+	json_object_put(s);
+	json_object_put(rep);
+	rep = json_tokener_parse("{\"run_id\": 21, \"capacity\": "
+	    "{\"id\": 20, \"step\": 3, \"rate\": 400}}");
+	s = runrecords_summary(rep);
+	assert_string_equal(json_object_to_json_string_ext(
+	    json_object_object_get(s, "capacity"), JSON_C_TO_STRING_PLAIN),
+	    "{\"id\":20,\"step\":3,\"rate\":400}");
+	assert_false(json_object_object_get_ex(s, "kind", NULL));
+	json_object_put(s);
+	json_object_put(rep);
+}
+
 int
 main(void)
 {
@@ -203,6 +244,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_capacity),
 	};
 
 	log_init(LOG_LVL_ERR);

@@ -1,0 +1,21 @@
+/* The PNG of capacity searches (capacity --graph, report/compare
+ * --graph... of a capacity record): per directory, the significant
+ * queue's growth of each step against the offered rate, the found limit
+ * marked, one colour per directory.  librrd draws time series, so the
+ * rate is mapped to time: x = CAPGRAPH_T0 + rate * scale seconds. */
+#ifndef STRESSCTL_CAPGRAPH_H
+#define STRESSCTL_CAPGRAPH_H
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "records.h"
+
+/* Draw the steps of the n records into ctx->png (size ctx->width x
+ * ctx->height, 0: the default); a line naming the file on out; legend,
+ * if not NULL, gets librrd's legend lines.  Returns the exit status. */
+int	capgraph_draw(const struct records_ctx *ctx, json_object **recs,
+	    int n, FILE *out, json_object *legend);
+
+#endif

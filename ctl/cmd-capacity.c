@@ -1,0 +1,547 @@
+/* stressctl capacity: start a capacity search in the daemon (the search
+ * runs there, so it outlives this process and the ssh session that
+ * started it), follow it one line per finished step, and show the
+ * result; or attach to the running (or last) one. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "call.h"
+#include "capgraph.h"
+#include "capline.h"
+#include "capview.h"
+#include "cmd-capacity.h"
+#include "cmd-start.h"
+#include "cmd.h"
+#include "jpath.h"
+#include "options.h"
+#include "output.h"
+#include "proto.h"
+#include "records.h"
+
+/* The search's own options: the request key, its bounds (min excluded
+ * when open), whether a whole number, and the daemon's default (for the
+ * checks between them). */
+static const struct search_opt {
+	const char	*opt, *key;
+	double		 min, max, def;
+	bool		 open_min, open_max, integer;
+} search_opts[] = {
+	{ "start-rate", "start_rate", 0, 1e9, 100, true, false, false },
+	{ "max-rate", "max_rate", 0, 1e9, 1000000, true, false, false },
+	{ "precision", "precision", 0, 100, 10, true, true, false },
+	{ "step-min", "step_min", 0, 86400, 10, true, false, false },
+	{ "step-max", "step_max", 0, 86400, 30, true, false, false },
+	{ "settle", "settle", 0, 86400, 2, false, false, false },
+	{ "repeats", "repeats", 0, 10, 1, false, false, true },
+};
+
+#define NSEARCH	(sizeof(search_opts) / sizeof(*search_opts))
+/* Its getopt entry; name as in search_opts[i]. */
+#define SEARCH_OPT(name, i) \
+	{ name, required_argument, NULL, OPT_CAP_SEARCH + (i) }
+
+/* Poll period while following, in ms. */
+#define POLL_MS		1000
+/* Polls that may see the search gone before its record says it ended
+ * (the record is rewritten after the daemon's state changes). */
+#define GONE_POLLS	5
+
+static volatile sig_atomic_t cap_interrupted;
+
+static void
+cap_sigint(int sig)
+{
+	(void)sig;
+	cap_interrupted = 1;
+}
+
+/* ---------------------------------------------------------------- show */
+
+int
+cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
+    bool steps)
+{
+	int rc = CTL_EXIT_OK;
+
+	if (ctx->json) {
+		json_object *j = capview_json(recs, n);
+
+		printf("%s\n", output_json_string(j));
+		json_object_put(j);
+	} else if (n > 1)
+		capview_compare(recs, n, stdout);
+	else
+		capview_print(recs, n, steps, stdout);
+	if (ctx->png != NULL)
+		rc = capgraph_draw(ctx, recs, n, ctx->json ? stderr : stdout, NULL);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- follow */
+
+static json_object *
+load_id(const struct records_ctx *ctx, int64_t id, int *rc)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, id);
+	return records_load(ctx, buf, rc);
+}
+
+/* Print the steps of rep from *printed on; where: stdout, or stderr
+ * with --json (stdout stays one JSON). */
+static void
+print_new_steps(const struct records_ctx *ctx, json_object *rep,
+    size_t *printed)
+{
+	json_object *st = jpath(rep, "steps");
+
+	while (json_object_is_type(st, json_type_array) &&
+	    *printed < json_object_array_length(st))
+		capview_step_line(rep, json_object_array_get_idx(st,
+		    (*printed)++), ctx->json ? stderr : stdout);
+	fflush(ctx->json ? stderr : stdout);
+}
+
+/* The step now running, on stderr, when it changes. */
+static void
+print_progress(json_object *cap, double *last)
+{
+	double step = jpath_num0(cap, "step");
+	char *s;
+
+	if (step == *last)
+		return;
+	*last = step;
+	s = capline_progress(cap);
+	fprintf(stderr, "stressctl capacity: %s\n", s);
+	free(s);
+}
+
+/* Ctrl-C: detach (the search goes on) or ask the daemon to stop it.
+ * Returns PARSE_OK to go on following, or the exit status. */
+static int
+interrupted(struct ctl *ctl, int64_t id, bool *stopping)
+{
+	json_object *res;
+	int rc;
+
+	cap_interrupted = 0;
+	if (!ctl->cap_int_stop || *stopping) {
+		fprintf(stderr, "\nstressctl capacity: detached; search %"
+		    PRId64 " goes on in stressd.\n  follow it again: stressctl "
+		    "capacity --attach\n  stop it:         stressctl stop\n",
+		    id);
+		return 128 + SIGINT;
+	}
+	fprintf(stderr, "\nstressctl capacity: stopping search %" PRId64
+	    " (its current step is drained; Ctrl-C again to detach)\n", id);
+	if ((res = call_daemon(ctl, "stop", NULL, &rc)) == NULL)
+		return rc;
+	json_object_put(res);
+	*stopping = true;
+	return PARSE_OK;
+}
+
+/* The exit status a search's final state calls for. */
+static int
+state_rc(json_object *rep)
+{
+	const char *st = jpath_str(rep, "state");
+
+	return st != NULL && strcmp(st, "done") == 0 ? CTL_EXIT_OK :
+	    CTL_EXIT_ERROR;
+}
+
+/* Follow search id to its end, then show its record. */
+static int
+follow(const struct records_ctx *ctx, int64_t id)
+{
+	struct ctl *ctl = ctx->call_arg;
+	struct sigaction sa = { .sa_handler = cap_sigint }, old;
+	json_object *rep = NULL, *st;
+	size_t printed = 0;
+	double done = -1, step = -1;
+	bool stopping = false;
+	int rc = CTL_EXIT_OK, gone = 0;
+
+	/* No SA_RESTART: the poll's sleep ends at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	for (;;) {
+		json_object *cap;
+		bool live;
+		double n;
+
+		if (cap_interrupted &&
+		    (rc = interrupted(ctl, id, &stopping)) != PARSE_OK)
+			goto out;
+		rc = CTL_EXIT_OK;
+		if ((st = call_daemon(ctl, "status", NULL, &rc)) == NULL)
+			goto out;
+		cap = jpath(st, "capacity");
+		live = json_object_is_type(cap, json_type_object) &&
+		    (int64_t)jpath_num0(cap, "id") == id &&
+		    !capview_state_ended(jpath_str(cap, "state"));
+		n = live ? jpath_num0(cap, "steps_done") : -2;
+		if (live)
+			print_progress(cap, &step);
+		json_object_put(st);
+		if (n != done || rep == NULL) {
+			json_object_put(rep);
+			if ((rep = load_id(ctx, id, &rc)) == NULL)
+				goto out;
+			done = n;
+			print_new_steps(ctx, rep, &printed);
+		}
+		if (!live && (capview_state_ended(jpath_str(rep, "state")) ||
+		    ++gone > GONE_POLLS))
+			break;
+		if (!live)
+			done = -3;	/* read the record again */
+		nanosleep(&(struct timespec){ POLL_MS / 1000,
+		    (POLL_MS % 1000) * 1000000L }, NULL);
+	}
+	if (!ctx->json)
+		putchar('\n');
+	rc = cmd_capacity_show(ctx, &rep, 1, false);
+	if (rc == CTL_EXIT_OK)
+		rc = state_rc(rep);
+	if (stopping && rc == CTL_EXIT_ERROR)
+		rc = 128 + SIGINT;
+out:
+	sigaction(SIGINT, &old, NULL);
+	json_object_put(rep);
+	return rc;
+}
+
+/* The id of the running search, else of the last recorded one; 0 if
+ * there is none. */
+static int64_t
+find_search(struct ctl *ctl, bool *running, int *rc)
+{
+	json_object *res, *runs;
+	int64_t id = 0;
+
+	*running = false;
+	if ((res = call_daemon(ctl, "status", NULL, rc)) == NULL)
+		return -1;
+	if (json_object_is_type(jpath(res, "capacity"), json_type_object)) {
+		id = (int64_t)jpath_num0(res, "capacity.id");
+		*running = !capview_state_ended(jpath_str(res,
+		    "capacity.state"));
+	}
+	json_object_put(res);
+	if (id > 0)
+		return id;
+	if ((res = call_daemon(ctl, "runs", NULL, rc)) == NULL)
+		return -1;
+	runs = jpath(res, "runs");
+	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
+	    i < json_object_array_length(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		const char *kind = jpath_str(r, "kind");
+
+		if (kind != NULL && strcmp(kind, "capacity") == 0)
+			id = (int64_t)jpath_num0(r, "id");
+	}
+	json_object_put(res);
+	return id;
+}
+
+static int
+attach(const struct records_ctx *ctx)
+{
+	struct ctl *ctl = ctx->call_arg;
+	json_object *rep;
+	bool running;
+	int rc = CTL_EXIT_OK;
+	int64_t id = find_search(ctl, &running, &rc);
+
+	if (id < 0)
+		return rc;
+	if (id == 0) {
+		records_error(ctx, "no capacity search running or recorded");
+		return CTL_EXIT_ERROR;
+	}
+	if (running) {
+		fprintf(stderr, "stressctl capacity: following search %" PRId64
+		    "\n", id);
+		return follow(ctx, id);
+	}
+	if ((rep = load_id(ctx, id, &rc)) == NULL)
+		return rc;
+	if ((rc = cmd_capacity_show(ctx, &rep, 1, true)) == CTL_EXIT_OK)
+		rc = state_rc(rep);
+	json_object_put(rep);
+	return rc;
+}
+
+/* The request: the run knobs, "dirs" for --dir. */
+static json_object *
+request_args(struct ctl *ctl)
+{
+	json_object *args = NULL, *dirs;
+
+	if (json_object_deep_copy(ctl->args, &args, NULL) != 0)
+		output_nomem(NULL);
+	dirs = output_nomem(json_object_new_array());
+	for (int i = 0; i < ctl->nsweep_dirs; i++)
+		json_object_array_add(dirs,
+		    json_object_new_string(ctl->sweep_dirs[i]));
+	json_object_object_add(args, "dirs", dirs);
+	return args;
+}
+
+static int
+run_capacity(const struct records_ctx *ctx)
+{
+	struct ctl *ctl = ctx->call_arg;
+	json_object *args, *res;
+	int64_t id;
+	int rc;
+
+	if (ctl->cap_attach)
+		return attach(ctx);
+	args = request_args(ctl);
+	res = call_daemon(ctl, "capacity", args, &rc);
+	json_object_put(args);
+	if (res == NULL)
+		return rc;	/* refused, or a dry run */
+	id = (int64_t)jpath_num0(res, "capacity_id");
+	if (id <= 0) {
+		records_error(ctx, "the reply has no capacity_id: %.200s",
+		    output_json_string(res));
+		json_object_put(res);
+		return CTL_EXIT_ERROR;
+	}
+	if (ctl->cap_detach) {
+		if (ctx->json)
+			printf("%s\n", output_json_string(res));
+		else
+			printf("capacity search %" PRId64 " started in stressd\n"
+			    "  follow it: stressctl capacity --attach\n"
+			    "  stop it:   stressctl stop\n", id);
+		json_object_put(res);
+		return CTL_EXIT_OK;
+	}
+	json_object_put(res);
+	fprintf(stderr, "stressctl capacity: search %" PRId64 " started; "
+	    "Ctrl-C %s\n", id, ctl->cap_int_stop ? "stops it" :
+	    "detaches (it goes on in stressd)");
+	return follow(ctx, id);
+}
+
+/* ---------------------------------------------------------------- parse */
+
+static int
+search_option(struct ctl *ctl, const struct search_opt *o)
+{
+	char what[32];
+	double d;
+	int ret;
+
+	snprintf(what, sizeof(what), "--%s", o->opt);
+	if ((ret = options_number(ctl->cmd, what, optarg, o->min, o->max,
+	    o->integer, &d)) != PARSE_OK)
+		return ret;
+	if (o->open_max && (d <= o->min || d >= o->max)) {
+		options_usage_error(ctl->cmd, "%s: '%s' must be above %g and "
+		    "below %g", what, optarg, o->min, o->max);
+		return CTL_EXIT_USAGE;
+	}
+	if (o->open_min && d <= o->min) {
+		options_usage_error(ctl->cmd, "%s: '%s' must be above %g",
+		    what, optarg, o->min);
+		return CTL_EXIT_USAGE;
+	}
+	json_object_object_add(ctl->args, o->key, o->integer ?
+	    json_object_new_int64((int64_t)d) : json_object_new_double(d));
+	return PARSE_OK;
+}
+
+static int
+capacity_option(struct ctl *ctl, int c)
+{
+	if (c >= OPT_CAP_SEARCH && c < OPT_CAP_SEARCH + (int)NSEARCH)
+		return search_option(ctl, &search_opts[c - OPT_CAP_SEARCH]);
+	switch (c) {
+	case OPT_CAP_ATTACH:
+		ctl->cap_attach = true;
+		return PARSE_OK;
+	case OPT_CAP_DETACH:
+		ctl->cap_detach = true;
+		return PARSE_OK;
+	case OPT_CAP_ON_INTERRUPT:
+		if (strcmp(optarg, "stop") == 0 ||
+		    strcmp(optarg, "detach") == 0) {
+			ctl->cap_int_stop = strcmp(optarg, "stop") == 0;
+			return PARSE_OK;
+		}
+		options_usage_error(ctl->cmd, "--on-interrupt: '%s' is neither "
+		    "detach nor stop", optarg);
+		return CTL_EXIT_USAGE;
+	}
+	return OPTIONS_UNKNOWN;
+}
+
+/* The value of search key (given, else the daemon's default). */
+static double
+search_value(const struct ctl *ctl, size_t i)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(ctl->args, search_opts[i].key, &v))
+		return json_object_get_double(v);
+	return search_opts[i].def;
+}
+
+/* A pair of search options that must be in order: a <= b (strict: <). */
+static int
+check_order(struct ctl *ctl, size_t a, size_t b, bool strict)
+{
+	double x = search_value(ctl, a), y = search_value(ctl, b);
+	bool given_b = json_object_object_get_ex(ctl->args,
+	    search_opts[b].key, NULL);
+	const struct search_opt *named = given_b ? &search_opts[b] :
+	    &search_opts[a], *other = given_b ? &search_opts[a] :
+	    &search_opts[b];
+
+	if (strict ? x < y : x <= y)
+		return PARSE_OK;
+	options_usage_error(ctl->cmd, "--%s: %g is %s --%s (%g%s)", named->opt,
+	    given_b ? y : x, given_b ? strict ? "not above" : "below" :
+	    strict ? "not below" : "above", other->opt, given_b ? x : y,
+	    json_object_object_get_ex(ctl->args, other->key, NULL) ? "" :
+	    ", its default");
+	return CTL_EXIT_USAGE;
+}
+
+/* What the options must add up to, checked before anything is sent. */
+static int
+check_capacity(struct ctl *ctl)
+{
+	int ret;
+
+	if (ctl->cap_attach && (ctl->nsweep_dirs > 0 ||
+	    json_object_object_length(ctl->args) > 0 || ctl->cap_detach)) {
+		options_usage_error(ctl->cmd, "--attach follows the running or "
+		    "last search: no --dir, --detach nor run options");
+		return CTL_EXIT_USAGE;
+	}
+	for (int i = 0; i < ctl->nsweep_dirs; i++)
+		if (ctl->sweep_labels[i] != NULL) {
+			options_usage_error(ctl->cmd, "--label: a capacity "
+			    "search takes no label per directory");
+			return CTL_EXIT_USAGE;
+		}
+	if (ctl->nsweep_dirs > CMD_CAPACITY_MAX_DIRS) {
+		options_usage_error(ctl->cmd, "--dir: at most %d directories",
+		    CMD_CAPACITY_MAX_DIRS);
+		return CTL_EXIT_USAGE;
+	}
+	/* start_rate <= max_rate, step_min <= step_max, settle < step_min */
+	if ((ret = check_order(ctl, 0, 1, false)) != PARSE_OK ||
+	    (ret = check_order(ctl, 3, 4, false)) != PARSE_OK ||
+	    (ret = check_order(ctl, 5, 3, true)) != PARSE_OK)
+		return ret;
+	return PARSE_OK;
+}
+
+static int
+parse_capacity(struct ctl *ctl, int argc, char **argv)
+{
+	int ret;
+
+	/* --attach takes no --dir: look for it before the dirs are
+	 * required. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--attach") == 0)
+			ctl->cap_attach = true;
+	if ((ret = cmd_start_options(ctl, argc, argv, true)) != PARSE_OK)
+		return ret;
+	return check_capacity(ctl);
+}
+
+const struct ctl_cmd cmd_capacity_entry = {
+	.name = "capacity",
+	.usage = "--dir DIR... [options]",
+	.summary = "find the highest update rate each directory sustains",
+	.details =
+	    "stressd searches, directory by directory, for the highest "
+	    "offered rate\n(updates/s) the storage keeps up with: the same "
+	    "files (created once per\ndirectory, with the same knobs) get "
+	    "steps of one rate each, growing\ngeometrically from "
+	    "--start-rate until a step falls behind, then bisecting\nbetween "
+	    "the last rate that kept up and the first that did not until they "
+	    "are\nwithin --precision.  A step kept up when its significant "
+	    "queue stayed\nbounded (it may grow at most precision/2 x the "
+	    "offered rate per second),\nnothing was dropped or failed and "
+	    "the enqueue_to_persist p99 stayed within\nthe latency bound; a "
+	    "step that cannot tell by --step-max counts as not\nkept up.  "
+	    "The search runs in stressd: it survives this process.\n\n"
+	    "One line per finished step, then per directory: its capacity, "
+	    "as\n\"each file updated every N s\" too, the queue and latency at "
+	    "it, the first\nrate that fell behind and how, and what limited "
+	    "it (the storage; this\nmachine's CPU: the figure is then the "
+	    "tool's ceiling, not the storage's;\nmax_rate), then a ranking: "
+	    "one directory is ahead of the next only when\ntheir brackets do "
+	    "not overlap, else they are within the precision.\n\nOptions:\n"
+	    "  --dir DIR           a directory to search (repeatable, 1 to 16)\n"
+	    "  --profile P         the run knobs of [profile P] of stressd.conf\n"
+	    "  --start-rate N      updates/s of the first step (default 100)\n"
+	    "  --max-rate N        never offer more (default 1000000)\n"
+	    "  --precision PCT     bisect until the bracket is within PCT %, "
+	    "above 0 and\n                      below 100 (default 10)\n"
+	    "  --step-min S        load of a step before it may end early "
+	    "(default 10)\n"
+	    "  --step-max S        load of a step at most (default 30)\n"
+	    "  --settle S          start of a step not judged, below "
+	    "--step-min (default 2)\n"
+	    "  --repeats N         extra steps at the final kept-up rate, 0 "
+	    "to 10\n                      (default 1)\n"
+	    "  --graph FILE        draw each directory's queue average per step "
+	    "against\n                      the rate into FILE (a PNG), the "
+	    "capacity marked\n"
+	    "  --detach            start the search and return at once\n"
+	    "  --on-interrupt A    what Ctrl-C does: detach (default; the "
+	    "search goes on)\n                      or stop (the current step "
+	    "is drained, the search stopped)\n"
+	    "  --attach            follow the running search, or show the "
+	    "last one\n"
+	    "  -h, --help          print this help and exit\nand every option "
+	    "of start (see stressctl start --help) but --label and\n"
+	    "--sweep-id; --latency-bound defaults to 5 s and --sample-interval "
+	    "to 0.1 s\nin a search.  stressctl capacity --attach "
+	    "[--on-interrupt A] takes no other\noption.\n\nThe exit status is 0 "
+	    "when the search is done, 1 when it failed or was\nstopped, 130 "
+	    "after Ctrl-C.\n",
+	.options = (const struct option[]){
+		SEARCH_OPT("start-rate", 0), SEARCH_OPT("max-rate", 1),
+		SEARCH_OPT("precision", 2), SEARCH_OPT("step-min", 3),
+		SEARCH_OPT("step-max", 4), SEARCH_OPT("settle", 5),
+		SEARCH_OPT("repeats", 6),
+		{ "graph", required_argument, NULL, OPT_GRAPH },
+		{ "attach", no_argument, NULL, OPT_CAP_ATTACH },
+		{ "detach", no_argument, NULL, OPT_CAP_DETACH },
+		{ "on-interrupt", required_argument, NULL,
+		    OPT_CAP_ON_INTERRUPT },
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
+	.option = capacity_option,
+	.parse = parse_capacity,
+	.run = run_capacity,
+};
