@@ -240,6 +240,39 @@ grep -q 'cannot be judged' <<<"$out" && grep -q -- 'kif-study --repeat 3' \
 ! grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
     "$T/bstate/stressd.log" || fail "sanitizer report: $(cat "$T/bstate/stressd.log")"
 
+# ---- --capacity: one search over the three filesystems, with the kif's
+# threads, its steps' updates all on disk (--keep), then the ranking
+rc=0
+out=$(kif --capacity --dir "$T/wd" --state-dir "$T/dstate" --keep \
+    --start-rate 300 -- --max-rate 400 --precision 50 --step-min 4 \
+    --step-max 6 --settle 1 --repeats 0 2>"$T/d.err") || rc=$?
+log "--capacity: exit $rc"
+assert_eq "$rc" 0 "kif-study --capacity ($(tail -n 20 "$T/d.err"))"
+cap=$(cat "$T"/dstate/runs/*/capacity.json)
+assert_eq "$(jq -r '[.dirs[].fs_type] | join(" ")' <<<"$cap")" \
+    "ext3 ext3 xfs" "--capacity: the filesystems searched"
+assert_eq "$(jq -r '[.dirs[].dir | sub(".*/"; "")] | join(" ")' <<<"$cap")" \
+    "ext3-writeback ext3-ordered xfs" "--capacity: their order"
+assert_eq "$(jq -r '.state, (.dirs[].state)' <<<"$cap" | sort -u)" done \
+    "--capacity: search and directories done"
+for d in 0 1 2; do
+	dir=$(jq -r ".dirs[$d].dir" <<<"$cap")
+	want=0
+	for id in $(jq -r ".steps[] | select(.dir_index == $d) | .run_id" \
+	    <<<"$cap"); do
+		rep=$T/dstate/runs/$id/report.json
+		assert_eq "$(jq -c '.params | [.files, .threads, .write_threads, .sync]' \
+		    "$rep")" "[$FILES,75,10,\"data\"]" "step run $id: knobs"
+		want=$((want + $(jq .counters.updates_completed "$rep")))
+	done
+	assert_num "$want" '>' 0 "$dir: updates of its steps"
+	assert_eq "$(rrd_sum "$(rrd_scan "$dir" "$FILES")")" "$want" \
+	    "$dir: rrdtool count vs its steps"
+done
+grep -q '^Ranking' <<<"$out" || fail "--capacity: no ranking: $out"
+(kif_cleanup)
+rm -rf "$T/wd"
+
 # ---- SIGINT in the middle of the sweep's first run (paced over 30 s)
 # A background job of a script ignores SIGINT, and bash cannot trap a
 # signal ignored at its start: give it back its default, as a terminal's
