@@ -173,6 +173,22 @@ grep -qE 'MiB free; three 9999999-MiB filesystems need 29999997 MiB' \
     "$T/err" || fail "free-space refusal: $(cat "$T/err")"
 [ ! -e "$T/wx" ] || fail "a refused run left $T/wx"
 "$KIF" --help | grep -q 'data=writeback' || fail "--help"
+# --capacity: the sweep's --repeat and --update-time refused, --start-rate
+# only with it and above 0
+for a in "--repeat 2" "--update-time 5" "--start-rate 0"; do
+	rc=0
+	# shellcheck disable=SC2086  # an option and its value
+	kif --dir "$T/wx" --capacity $a >/dev/null 2>"$T/err" || rc=$?
+	assert_eq "$rc" 2 "--capacity $a"
+	grep -q -- "${a% *}[: ]" "$T/err" || fail "--capacity $a: $(cat "$T/err")"
+done
+rc=0
+kif --dir "$T/wx" --start-rate 100 >/dev/null 2>"$T/err" || rc=$?
+assert_eq "$rc" 2 "--start-rate without --capacity"
+grep -q -- "--start-rate needs --capacity" "$T/err" ||
+    fail "--start-rate without --capacity: $(cat "$T/err")"
+[ ! -e "$T/wx" ] || fail "a refused --capacity left $T/wx"
+"$KIF" --help | grep -q -- '--capacity' || fail "--help: no --capacity"
 
 # ---- a --keep run through this test's stressd: every update on disk
 start_daemon
@@ -223,6 +239,39 @@ grep -q 'cannot be judged' <<<"$out" && grep -q -- 'kif-study --repeat 3' \
     <<<"$out" || fail "one run each judged: $out"
 ! grep -q -E 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
     "$T/bstate/stressd.log" || fail "sanitizer report: $(cat "$T/bstate/stressd.log")"
+
+# ---- --capacity: one search over the three filesystems, with the kif's
+# threads, its steps' updates all on disk (--keep), then the ranking
+rc=0
+out=$(kif --capacity --dir "$T/wd" --state-dir "$T/dstate" --keep \
+    --start-rate 300 -- --max-rate 400 --precision 50 --step-min 4 \
+    --step-max 6 --settle 1 --repeats 0 2>"$T/d.err") || rc=$?
+log "--capacity: exit $rc"
+assert_eq "$rc" 0 "kif-study --capacity ($(tail -n 20 "$T/d.err"))"
+cap=$(cat "$T"/dstate/runs/*/capacity.json)
+assert_eq "$(jq -r '[.dirs[].fs_type] | join(" ")' <<<"$cap")" \
+    "ext3 ext3 xfs" "--capacity: the filesystems searched"
+assert_eq "$(jq -r '[.dirs[].dir | sub(".*/"; "")] | join(" ")' <<<"$cap")" \
+    "ext3-writeback ext3-ordered xfs" "--capacity: their order"
+assert_eq "$(jq -r '.state, (.dirs[].state)' <<<"$cap" | sort -u)" done \
+    "--capacity: search and directories done"
+for d in 0 1 2; do
+	dir=$(jq -r ".dirs[$d].dir" <<<"$cap")
+	want=0
+	for id in $(jq -r ".steps[] | select(.dir_index == $d) | .run_id" \
+	    <<<"$cap"); do
+		rep=$T/dstate/runs/$id/report.json
+		assert_eq "$(jq -c '.params | [.files, .threads, .write_threads, .sync]' \
+		    "$rep")" "[$FILES,75,10,\"data\"]" "step run $id: knobs"
+		want=$((want + $(jq .counters.updates_completed "$rep")))
+	done
+	assert_num "$want" '>' 0 "$dir: updates of its steps"
+	assert_eq "$(rrd_sum "$(rrd_scan "$dir" "$FILES")")" "$want" \
+	    "$dir: rrdtool count vs its steps"
+done
+grep -q '^Ranking' <<<"$out" || fail "--capacity: no ranking: $out"
+(kif_cleanup)
+rm -rf "$T/wd"
 
 # ---- SIGINT in the middle of the sweep's first run (paced over 30 s)
 # A background job of a script ignores SIGINT, and bash cannot trap a

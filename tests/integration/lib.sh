@@ -598,6 +598,9 @@ expect_error() {
 	fi
 }
 
+# Loop devices of a known speed (loop_fs, throttle_writes): loopdev.sh.
+. "$LIB_DIR/loopdev.sh"
+
 if [ "${LIB_NO_DAEMON:-0}" != 1 ]; then
 	# shellcheck disable=SC2119
 	start_daemon
