@@ -323,6 +323,8 @@ static int
 run_capacity(const struct records_ctx *ctx)
 {
 	struct ctl *ctl = ctx->call_arg;
+	struct sigaction sa = { .sa_handler = cap_sigint,
+	    .sa_flags = SA_RESTART }, old;
 	json_object *args, *res;
 	int64_t id;
 	int rc;
@@ -330,7 +332,16 @@ run_capacity(const struct records_ctx *ctx)
 	if (ctl->cap_attach)
 		return attach(ctx);
 	args = request_args(ctl);
+	/* The reply waits for the first step's setup (a scan of thousands
+	 * of files): a Ctrl-C then is kept for follow() to act on once the
+	 * search's id is known, as --on-interrupt says. */
+	cap_interrupted = 0;
+	sigemptyset(&sa.sa_mask);
+	if (!ctl->cap_detach)
+		sigaction(SIGINT, &sa, &old);
 	res = call_daemon(ctl, "capacity", args, &rc);
+	if (!ctl->cap_detach)
+		sigaction(SIGINT, &old, NULL);
 	json_object_put(args);
 	if (res == NULL)
 		return rc;	/* refused, or a dry run */

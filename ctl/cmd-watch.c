@@ -60,6 +60,7 @@ struct watch_now {
 	double		 sig, total;
 	double		 rate, overall, eta;	/* eta < 0: unknown */
 	bool		 searching;	/* a capacity search runs */
+	int64_t		 search_id;	/* its id, when it does */
 	char		 search[256];	/* where it is; "" when none */
 };
 
@@ -74,6 +75,7 @@ watch_search(json_object *st, struct watch_now *now)
 	now->search[0] = '\0';
 	if (!now->searching)
 		return;
+	now->search_id = (int64_t)x;
 	if (jpath_num(st, "capacity.kept_up_rate", &x))
 		snprintf(lo, sizeof(lo), ", kept up at %.0f", x);
 	if (jpath_num(st, "capacity.behind_rate", &x))
@@ -290,6 +292,32 @@ mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A search watched to its end: 0 when it is done, else 1 (its last
+ * step's run ended stopped, as a step that had its answer does). */
+static int
+search_rc(const struct records_ctx *ctx, int64_t id)
+{
+	json_object *args = json_object_new_object(), *rep;
+	const char *st;
+	int rc = CTL_EXIT_OK;
+
+	json_object_object_add(args, "run", json_object_new_int64(id));
+	rep = ctx->call(ctx->call_arg, "report", args, &rc);
+	json_object_put(args);
+	if (rep == NULL)
+		return rc;
+	st = jpath_str(rep, "state");
+	rc = st != NULL && strcmp(st, "done") == 0 ? CTL_EXIT_OK :
+	    CTL_EXIT_ERROR;
+	if (rc != CTL_EXIT_OK)
+		records_error(ctx, "capacity search %" PRId64 " %s%s%s", id,
+		    st != NULL ? st : "ended", jpath_str(rep, "reason") ?
+		    ": " : "", jpath_str(rep, "reason") ?
+		    jpath_str(rep, "reason") : "");
+	json_object_put(rep);
+	return rc;
+}
+
 static int
 run_watch(const struct records_ctx *ctx)
 {
@@ -299,6 +327,7 @@ run_watch(const struct records_ctx *ctx)
 	json_object *status, *st = NULL;
 	double interval = ctx->interval, start;
 	unsigned long n = 0;
+	int64_t search = 0;
 	int rc = CTL_EXIT_OK;
 
 	memset(&w, 0, sizeof(w));
@@ -329,6 +358,8 @@ run_watch(const struct records_ctx *ctx)
 		    NULL)
 			break;
 		watch_update(&w, st, &now);
+		if (now.searching)
+			search = now.search_id;
 		if (ctx->json)
 			printf("%s\n", output_json_string(st));
 		else if (w.tty)
@@ -340,7 +371,8 @@ run_watch(const struct records_ctx *ctx)
 		/* Between a search's steps the last run has ended: the
 		 * watch goes on until the search does. */
 		if (records_state_ended(now.state) && !now.searching) {
-			rc = strcmp(now.state, "failed") == 0 ?
+			rc = search > 0 ? search_rc(ctx, search) :
+			    strcmp(now.state, "failed") == 0 ?
 			    CTL_EXIT_ERROR : CTL_EXIT_OK;
 			if (rc != CTL_EXIT_OK) {
 				const char *reason = jpath_str(st, "reason");

@@ -66,7 +66,7 @@ search_keys(json_object *args, struct capacity_opts *o,
 	if (num_key(args, "start_rate", 0, true, 1e9, &o->start_rate,
 	    err) == -1 ||
 	    num_key(args, "max_rate", 0, true, 1e9, &o->max_rate, err) == -1 ||
-	    num_key(args, "precision", 0, true, 99.999, &o->precision_pct,
+	    num_key(args, "precision", 0, true, 100, &o->precision_pct,
 	    err) == -1 ||
 	    num_key(args, "step_min", 0, true, 86400, &o->step_min,
 	    err) == -1 ||
@@ -79,6 +79,11 @@ search_keys(json_object *args, struct capacity_opts *o,
 	if (rep != floor(rep)) {
 		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "repeats",
 		    "repeats must be a whole number");
+		return -1;
+	}
+	if (o->precision_pct >= 100) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "precision",
+		    "precision must be over 0 and below 100 (percent)");
 		return -1;
 	}
 	if (o->max_rate < o->start_rate) {

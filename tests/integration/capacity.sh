@@ -37,8 +37,9 @@ expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"start_rate\": 500,
     \"max_rate\": 100, $base}")" bad_argument max_rate "max below start"
 expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"precision\": 0, $base}")" \
     bad_argument precision "precision 0"
-expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"precision\": 100, $base}")" \
-    bad_argument precision "precision 100"
+r=$(capreq "{\"dirs\": [\"$D1\"], \"precision\": 100, $base}")
+expect_error "$r" bad_argument precision "precision 100"
+assert_contains "$(jget "$r" error.message)" "below 100" "precision message"
 expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"repeats\": 1.5, $base}")" \
     bad_argument repeats "repeats 1.5"
 expect_error "$(capreq "{\"dirs\": [\"$D1\"], \"settle\": 20, $base}")" \
@@ -155,7 +156,16 @@ long="\"start_rate\": 300, \"max_rate\": 100000, \"step_min\": 8,
 r=$(capreq "{\"dirs\": [\"$T/s\"], $long, $base}")
 CID=$(jnum "$r" result.capacity_id)
 wait_for_stats '.capacity.step >= 2 and .state == "running"' 60 >/dev/null
+ctl watch --interval 0.2 >"$T/w.out" 2>&1 &
+wpid=$!
+HELPER_PIDS+=("$wpid")
+sleep 0.5
 ctlj stop >/dev/null
+rc=0
+wait "$wpid" || rc=$?
+assert_eq "$rc" 1 "watch of a search that was stopped: $(tail -n 2 "$T/w.out")"
+assert_contains "$(cat "$T/w.out")" "capacity search $CID stopped" \
+    "watch says the search stopped"
 F=$STATE/runs/$CID/capacity.json
 assert_eq "$(jq -r .state "$F")" stopped "stopped search's state"
 assert_contains "$(jq -r .reason "$F")" "stop" "stopped search's reason"

@@ -149,6 +149,26 @@ assert_contains "$(cat "$T/s.err")" "stopping search" "stop said"
 id=$(jq -r '[.runs[] | select(.kind == "capacity")][-1].id' <<<"$(ctlj runs)")
 assert_eq "$(jget "$(ctlj report "$id")" state)" stopped "search stopped"
 
+# Ctrl-C while the request waits for its reply (the daemon held with
+# SIGSTOP, as a long setup would): --on-interrupt stop still stops the
+# search once its id is known (stressctl died of the SIGINT before).
+"$STRESSCTL" --socket "$SOCK" --timeout 0 capacity --dir "$D/g" \
+    "${KNOBS[@]}" --start-rate 2000 --max-rate 64000 --on-interrupt stop \
+    >"$T/g.out" 2>"$T/g.err" &
+cpid=$!
+HELPER_PIDS+=("$cpid")
+kill -STOP "$DPID"
+sleep 1
+kill -INT "$cpid"
+sleep 0.5
+kill -CONT "$DPID"
+rc=0
+wait "$cpid" || rc=$?
+assert_eq "$rc" 130 "Ctrl-C before the reply: exit status ($(cat "$T/g.err"))"
+id=$(jq -r '[.runs[] | select(.kind == "capacity")][-1].id' <<<"$(ctlj runs)")
+assert_eq "$(jget "$(ctlj report "$id")" state)" stopped \
+    "search stopped after a Ctrl-C before the reply"
+
 # ---------------------------------------------------------------- fixtures
 run_ctl 0 "fixture graph" --socket /nonexistent report --graph "$T/f.png" \
     "$FIX/capacity-alpha.json"
