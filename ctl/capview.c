@@ -171,8 +171,8 @@ relation(const struct capdir *u, const struct capdir *l, const char *un,
 	/* A ceiling's figure is a lower bound of its storage: it may be
 	 * ahead of a bracket it clears, never behind anything. */
 	if (is_ceiling(l) && is_ceiling(u)) {
-		*text = output_xprintf("not ranked on storage: both figures are "
-		    "ceilings (%s's %s, %s's %s)", un, ceiling_what(u), ln,
+		*text = output_xprintf("not ranked on storage: both figures "
+		    "are ceilings (%s's %s, %s's %s)", un, ceiling_what(u), ln,
 		    ceiling_what(l));
 		return "ceiling";
 	}

@@ -544,7 +544,8 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "of start (see stressctl start --help) but --sweep-id; a --label\n"
 	    "names the --dir before it; --latency-bound defaults to 5 s and\n"
 	    "--sample-interval to 0.1 s in a search.  stressctl capacity "
-	    "--attach\n[--on-interrupt A] takes no other option.\n\nThe exit status is 0 "
+	    "--attach\n[--on-interrupt A] takes no other option.\n\nThe exit "
+	    "status is 0 "
 	    "when the search is done, 1 when it failed or was\nstopped, 130 "
 	    "after Ctrl-C.\n",
 	.options = (const struct option[]){

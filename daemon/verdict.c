@@ -121,8 +121,8 @@ judge_step_trend(struct verdict *v, const char *s, const char *l,
 	if (v->kept_up == 0) {
 		v->cause = VERDICT_BY_TREND_UP;
 		SAY("significant_ops_pending grew %s values/s (95 %% interval "
-		    "%s to %s) from %.1f to %.1f s, over the step's bound of %s "
-		    "values/s.", s, l, h, v->from_s, v->to_s, b);
+		    "%s to %s) from %.1f to %.1f s, over the step's bound of "
+		    "%s values/s.", s, l, h, v->from_s, v->to_s, b);
 	} else if (v->kept_up == 1) {
 		v->cause = VERDICT_BY_TREND_BOUNDED;
 		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
