@@ -209,5 +209,35 @@ assert_eq "$(jq '.steps | length' "$F")" "$n" "steps after kill -9"
 [ "$(jq -r .ended "$F")" != null ] || fail "an interrupted search's end"
 assert_eq "$(jq -r '[.dirs[].state] | index("running")' "$F")" null \
     "a dir still running after kill -9"
+
+# ---- 6. stopped while its first step is being prepared (an eviction
+# pass made slow by the shim): the client that asked hears which search
+# was stopped (it got only "stopped by a client's stop" before)
+RUNS=$(jq -n "[$(jq -r '.steps[].run_id' "$F" | paste -sd,)] | length")
+stop_daemon TERM 30
+build_shim
+STRESSD_WRAPPER=(env -u INVOCATION_ID "LD_PRELOAD=$PRELOAD"
+    STRESSD_TEST_SLOW_FADVISE_US=500000)
+start_daemon
+start_run --dir "$T/pre" --files 10 --max-updates 10 --update-time 0 \
+    --rra "$RRA" >/dev/null
+wait_run >/dev/null
+# socat of its own: rawsend's files are rawreq's too.
+printf '{"cmd": "capacity", "args": {"dirs": ["%s"], "files": 10, "rras": '\
+'"%s", "sync": "drop-caches"}}\n' "$T/pre" "$RRA" |
+    socat -t 60 - "UNIX-CONNECT:$SOCK" >"$T/pre.reply" &
+ppid=$!
+HELPER_PIDS+=("$ppid")
+for _ in $(seq 100); do
+	[ "$(ctlj status | jq -r '.capacity.state')" = running ] && break
+	sleep 0.1
+done
+r=$(rawreq '{"cmd": "stop", "args": {"wait": false}}')
+assert_eq "$(jget "$r" ok)" true "stop while preparing: $r"
+wait "$ppid" || true
+r=$(cat "$T/pre.reply")
+expect_error "$r" no_run "a search stopped before its first step"
+assert_contains "$(jget "$r" error.message)" "before its first step" \
+    "which search was stopped"
 assert_alive "at the end"
-log "ok"
+log "ok ($RUNS steps in the killed search)"
