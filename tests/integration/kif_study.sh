@@ -255,6 +255,8 @@ assert_eq "$(jq -r '[.dirs[].dir | sub(".*/"; "")] | join(" ")' <<<"$cap")" \
     "ext3-writeback ext3-ordered xfs" "--capacity: their order"
 assert_eq "$(jq -r '.state, (.dirs[].state)' <<<"$cap" | sort -u)" done \
     "--capacity: search and directories done"
+assert_eq "$(jq -r '[.dirs[].label] | join(",")' <<<"$cap")" \
+    "ext3 data=writeback,ext3 data=ordered,xfs" "--capacity: the labels"
 for d in 0 1 2; do
 	dir=$(jq -r ".dirs[$d].dir" <<<"$cap")
 	want=0
