@@ -16,8 +16,8 @@
 #include "call.h"
 #include "client.h"
 #include "cmd.h"
+#include "fmt.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "suggest.h"
 
@@ -188,7 +188,7 @@ call_request(struct ctl *ctl, const char *name, json_object *args,
 	json_object_object_add(req, "args", fd >= 0 ? args : args != NULL ?
 	    json_object_get(args) : json_object_new_object());
 	json_object_object_add(req, "id", json_object_new_int(1));
-	line = output_json_string(req);
+	line = fmt_json_string(req);
 
 	if (dry_run()) {
 		printf("%s\n", line);

@@ -26,9 +26,9 @@
 
 #include "capgraph.h"
 #include "capview.h"
+#include "fmt.h"
 #include "graph.h"
 #include "jpath.h"
-#include "output.h"
 #include "proto.h"
 
 /* 2000-01-01 00:00 UTC: librrd wants times after 1980. */
@@ -74,7 +74,7 @@ collect_line(struct capline *l, json_object *rec, size_t di)
 	json_object *st = jpath(rec, "steps");
 	size_t n = json_object_is_type(st, json_type_array) ?
 	    json_object_array_length(st) : 0, m = 0;
-	double *pts = output_nomem(calloc(2 * n + 2, sizeof(*pts)));
+	double *pts = fmt_nomem(calloc(2 * n + 2, sizeof(*pts)));
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *s = json_object_array_get_idx(st, i);
@@ -92,8 +92,8 @@ collect_line(struct capline *l, json_object *rec, size_t di)
 		pts[2 * m++ + 1] = q;
 	}
 	qsort(pts, m, 2 * sizeof(*pts), by_rate);
-	l->rate = output_nomem(calloc(m + 1, sizeof(*l->rate)));
-	l->q = output_nomem(calloc(m + 1, sizeof(*l->q)));
+	l->rate = fmt_nomem(calloc(m + 1, sizeof(*l->rate)));
+	l->q = fmt_nomem(calloc(m + 1, sizeof(*l->q)));
 	l->n = 0;
 	for (size_t i = 0; i < m; i++) {
 		size_t k = i;
@@ -135,7 +135,7 @@ write_line(struct capline *l, const char *dir, int k)
 	snprintf(rra, sizeof(rra), "RRA:AVERAGE:0.5:1:%d", CAPGRAPH_SPAN + 10);
 	cargv[0] = ds;
 	cargv[1] = rra;
-	l->rrd = output_xprintf("%s/dir%d.rrd", dir, k);
+	l->rrd = fmt_xprintf("%s/dir%d.rrd", dir, k);
 	rrd_clear_error();
 	if (rrd_create_r(l->rrd, 1, CAPGRAPH_T0 + (time_t)t0 - 1, 2,
 	    cargv) != 0)
@@ -153,7 +153,7 @@ write_line(struct capline *l, const char *dir, int k)
 			    (t - to_t(l->rate[seg])) /
 			    (to_t(l->rate[seg + 1]) -
 			    to_t(l->rate[seg]));
-		vals[nv++] = output_xprintf("%.0f:%.6g", CAPGRAPH_T0 + t, v);
+		vals[nv++] = fmt_xprintf("%.0f:%.6g", CAPGRAPH_T0 + t, v);
 		if (nv == CAPGRAPH_BATCH || t + 1 > t1) {
 			if (rrd_update_r(l->rrd, NULL, nv,
 			    (const char **)vals) != 0)
@@ -178,7 +178,7 @@ line_name(const struct capline *l, int nrecs)
 	/* The candidate's name when it has one, as the ranking shows it. */
 	if (label != NULL && *label != '\0')
 		dir = label;
-	s = output_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
+	s = fmt_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
 	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-");
 	e = graph_text_escape(s);
 	free(s);
@@ -237,7 +237,7 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 static struct capline *
 collect(json_object **recs, int n, int *nl)
 {
-	struct capline *lines = output_nomem(calloc(CAPGRAPH_MAX_DIRS,
+	struct capline *lines = fmt_nomem(calloc(CAPGRAPH_MAX_DIRS,
 	    sizeof(*lines)));
 
 	double lo = 0, hi = 0;

@@ -12,23 +12,23 @@
 #include "capline.h"
 #include "capview.h"
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 
 char *
 capline_progress(json_object *cap)
 {
 	double r;
 	char *rate = jpath_num(cap, "rate", &r) ? capview_rate(r) :
-	    output_xstrdup("-"), *k, *b, *s;
+	    fmt_xstrdup("-"), *k, *b, *s;
 	const char *phase = jpath_str(cap, "phase");
 	const char *dir = jpath_str(cap, "dir");
 
 	k = jpath_num(cap, "kept_up_rate", &r) ? capview_rate(r) :
-	    output_xstrdup("-");
+	    fmt_xstrdup("-");
 	b = jpath_num(cap, "behind_rate", &r) ? capview_rate(r) :
-	    output_xstrdup("-");
-	s = output_xprintf("capacity %.0f: dir %.0f/%.0f %s, step %.0f (%s) at "
+	    fmt_xstrdup("-");
+	s = fmt_xprintf("capacity %.0f: dir %.0f/%.0f %s, step %.0f (%s) at "
 	    "%s updates/s; kept up at %s, fell behind at %s",
 	    jpath_num0(cap, "id"), jpath_num0(cap, "dir_index") + 1,
 	    jpath_num0(cap, "ndirs"), dir ? dir : "-", jpath_num0(cap, "step"),
@@ -82,15 +82,15 @@ capline_runs(json_object *runs, FILE *f)
 			    "steps" };
 			char buf[64], *c;
 
-			c = k > 0 ? output_xstrdup("") : jpath_text(r, "id",
+			c = k > 0 ? fmt_xstrdup("") : jpath_text(r, "id",
 			    NULL);
 			columns_add(t, "%s", c);
 			free(c);
 			columns_add(t, "%s", k > 0 ? "" : when != NULL ?
-			    output_local_time(when, false, buf, sizeof(buf)) :
+			    fmt_local_time(when, false, buf, sizeof(buf)) :
 			    "-");
 			for (size_t j = 0; j < 4; j++) {
-				c = k > 0 ? output_xstrdup("") :
+				c = k > 0 ? fmt_xstrdup("") :
 				    jpath_text(r, keys[j], NULL);
 				columns_add(t, "%s", c);
 				free(c);

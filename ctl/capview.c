@@ -13,8 +13,8 @@
 
 #include "capview.h"
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 
 /* One directory of one record, as the ranking sees it. */
 struct capdir {
@@ -53,7 +53,7 @@ char *
 capview_rate(double r)
 {
 	/* %.0f of 1e308 is 309 digits: a copied record may hold it. */
-	return output_xprintf(fabs(r) >= 100 && fabs(r) < 1e15 ? "%.0f" :
+	return fmt_xprintf(fabs(r) >= 100 && fabs(r) < 1e15 ? "%.0f" :
 	    "%.3g", r);
 }
 
@@ -98,7 +98,7 @@ collect(json_object *const *recs, int n, size_t *nd)
 			struct capdir *c;
 			const char *l;
 
-			v = output_grow(v, &cap, *nd, sizeof(*v));
+			v = fmt_grow(v, &cap, *nd, sizeof(*v));
 			c = &v[(*nd)++];
 			c->rec = recs[i];
 			c->d = json_object_array_get_idx(dirs, k);
@@ -127,8 +127,8 @@ dir_name(const struct capdir *c, bool hosts)
 	    dir != NULL ? dir : "-";
 
 	if (hosts && host != NULL)
-		return output_xprintf("%s:%s", host, name);
-	return output_xstrdup(name);
+		return fmt_xprintf("%s:%s", host, name);
+	return fmt_xstrdup(name);
 }
 
 /* Whether the records come from more than one host. */
@@ -164,49 +164,49 @@ relation(const struct capdir *u, const struct capdir *l, const char *un,
 	*has_margin = u->has_cap && l->has_cap && l->cap > 0;
 	*margin = *has_margin ? (u->cap / l->cap - 1) * 100 : 0;
 	if (!u->has_cap) {
-		*text = output_xprintf("neither kept up at the lowest rate "
+		*text = fmt_xprintf("neither kept up at the lowest rate "
 		    "offered");
 		return "unknown";
 	}
 	/* A ceiling's figure is a lower bound of its storage: it may be
 	 * ahead of a bracket it clears, never behind anything. */
 	if (is_ceiling(l) && is_ceiling(u)) {
-		*text = output_xprintf("not ranked on storage: both figures "
+		*text = fmt_xprintf("not ranked on storage: both figures "
 		    "are ceilings (%s's %s, %s's %s)", un, ceiling_what(u), ln,
 		    ceiling_what(l));
 		return "ceiling";
 	}
 	if (is_ceiling(l)) {
-		*text = output_xprintf("not ranked on storage: %s's figure is "
+		*text = fmt_xprintf("not ranked on storage: %s's figure is "
 		    "%s", ln, ceiling_what(l));
 		return "ceiling";
 	}
 	/* No upper end below: its search did not finish. */
 	if (!l->has_behind) {
-		*text = output_xprintf("not ranked: %s's search did not find "
+		*text = fmt_xprintf("not ranked: %s's search did not find "
 		    "its limit (%s)", ln, jpath_str(l->d, "state") != NULL ?
 		    jpath_str(l->d, "state") : "no state");
 		return "unknown";
 	}
 	if (l->has_behind && u->cap >= l->behind) {
-		*text = is_ceiling(u) ? output_xprintf("%s ahead of %s by at "
+		*text = is_ceiling(u) ? fmt_xprintf("%s ahead of %s by at "
 		    "least %.0f %% (the brackets do not overlap; %s's own "
 		    "limit is higher: its figure is %s)", un, ln, *margin, un,
-		    ceiling_what(u)) : output_xprintf("%s ahead of %s by %.0f "
+		    ceiling_what(u)) : fmt_xprintf("%s ahead of %s by %.0f "
 		    "%% (the brackets do not overlap)", un, ln, *margin);
 		return "ahead";
 	}
 	if (is_ceiling(u)) {
-		*text = output_xprintf("not ranked on storage: %s's figure is "
+		*text = fmt_xprintf("not ranked on storage: %s's figure is "
 		    "%s", un, ceiling_what(u));
 		return "ceiling";
 	}
 	if (*has_margin)
-		*text = output_xprintf("%s and %s within the precision (+-%g "
+		*text = fmt_xprintf("%s and %s within the precision (+-%g "
 		    "%%): %.0f %% apart, the brackets overlap", un, ln, p,
 		    *margin);
 	else
-		*text = output_xprintf("%s and %s within the precision (+-%g "
+		*text = fmt_xprintf("%s and %s within the precision (+-%g "
 		    "%%)", un, ln, p);
 	return "within_precision";
 }
@@ -226,13 +226,13 @@ add_from(json_object *o, const char *key, json_object *src, const char *path)
 json_object *
 capview_ranking(json_object *const *recs, int n)
 {
-	json_object *arr = output_nomem(json_object_new_array());
+	json_object *arr = fmt_nomem(json_object_new_array());
 	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
 
 	for (size_t i = 0; i < nd; i++) {
-		json_object *e = output_nomem(json_object_new_object());
+		json_object *e = fmt_nomem(json_object_new_object());
 		json_object *next = NULL;
 
 		json_object_object_add(e, "rank", json_object_new_int64(
@@ -256,7 +256,7 @@ capview_ranking(json_object *const *recs, int n)
 			const char *rel = relation(&v[i], &v[i + 1], un, ln,
 			    &m, &hm, &text);
 
-			next = output_nomem(json_object_new_object());
+			next = fmt_nomem(json_object_new_object());
 			add_from(next, "dir", v[i + 1].d, "dir");
 			add_num(next, "margin_pct", hm, m);
 			json_object_object_add(next, "relation",
@@ -281,12 +281,12 @@ capview_json(json_object *const *recs, int n)
 
 	if (n == 1) {
 		if (json_object_deep_copy(recs[0], &o, NULL) != 0)
-			output_nomem(NULL);
+			fmt_nomem(NULL);
 		json_object_object_add(o, "ranking", capview_ranking(recs, n));
 		return o;
 	}
-	o = output_nomem(json_object_new_object());
-	arr = output_nomem(json_object_new_array());
+	o = fmt_nomem(json_object_new_object());
+	arr = fmt_nomem(json_object_new_array());
 	for (int i = 0; i < n; i++)
 		json_object_array_add(arr, json_object_get(recs[i]));
 	json_object_object_add(o, "records", arr);
@@ -302,8 +302,8 @@ num(json_object *o, const char *path, const char *fmt)
 {
 	double x;
 
-	return jpath_num(o, path, &x) ? output_xprintf(fmt, x) :
-	    output_xstrdup("-");
+	return jpath_num(o, path, &x) ? fmt_xprintf(fmt, x) :
+	    fmt_xstrdup("-");
 }
 
 static void
@@ -322,8 +322,8 @@ print_search(json_object *rec, FILE *f)
 	    reason != NULL && *reason != '\0' ? ": " : "",
 	    reason != NULL ? reason : "");
 	fprintf(f, "  host %s, %s to %s\n", host ? host : "-",
-	    started ? output_local_time(started, false, t0, sizeof(t0)) : "-",
-	    ended ? output_local_time(ended, false, t1, sizeof(t1)) :
+	    started ? fmt_local_time(started, false, t0, sizeof(t0)) : "-",
+	    ended ? fmt_local_time(ended, false, t1, sizeof(t1)) :
 	    capview_state_ended(st) ? "-" : "(still running)");
 	a = num(s, "start_rate", "%.0f");
 	b = num(s, "max_rate", "%.0f");
@@ -399,10 +399,10 @@ print_limit(const struct capdir *c, FILE *f)
 
 	if (*c->limited == '\0')
 		return;
-	t = output_xprintf("%s%s%s", what, why != NULL && *why != '\0' ?
+	t = fmt_xprintf("%s%s%s", what, why != NULL && *why != '\0' ?
 	    " (" : "", why != NULL && *why != '\0' ? why : "");
 	if (why != NULL && *why != '\0') {
-		char *u = output_xprintf("%s)", t);
+		char *u = fmt_xprintf("%s)", t);
 
 		free(t);
 		t = u;
@@ -458,7 +458,7 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 	}
 	if (c->has_behind) {
 		a = capview_rate(c->behind);
-		b = output_xprintf("at %s updates/s%s%s", a, br != NULL &&
+		b = fmt_xprintf("at %s updates/s%s%s", a, br != NULL &&
 		    *br != '\0' ? ": " : "", br ? br : "");
 		print_para(f, "fell behind", b);
 		free(a);
@@ -484,9 +484,9 @@ print_ranking(json_object *const *recs, int n, FILE *f)
 		const char *text = jpath_str(e, "next.text");
 
 		cap = v[i].has_cap ? capview_rate(v[i].cap) :
-		    output_xstrdup("-");
+		    fmt_xstrdup("-");
 		beh = v[i].has_behind ? capview_rate(v[i].behind) :
-		    output_xstrdup("-");
+		    fmt_xstrdup("-");
 		fprintf(f, "  %zu. %s  %s updates/s%s%s%s%s\n",
 		    i + 1, name, cap, v[i].has_behind ? " (fell behind at " :
 		    "", v[i].has_behind ? beh : "", v[i].has_behind ? ")" : "",
@@ -516,7 +516,7 @@ capview_step_line(json_object *rec, json_object *step, FILE *f)
 	double di = jpath_num0(step, "dir_index"), r;
 
 	rate = jpath_num(step, "rate", &r) ? capview_rate(r) :
-	    output_xstrdup("-");
+	    fmt_xstrdup("-");
 	qa = num(step, "queue_avg", "%.2f");
 	lat = num(step, "latency_p99_ms", "%.1f");
 	fprintf(f, "dir %.0f/%d  step %s  %-6s %8s/s  %-11s  queue avg %s  "
@@ -608,7 +608,7 @@ capview_compare(json_object *const *recs, int n, FILE *f)
 	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
-	char *align = output_nomem(calloc(nd + 2, 1));
+	char *align = fmt_nomem(calloc(nd + 2, 1));
 	struct columns *t;
 
 	align[0] = 'l';

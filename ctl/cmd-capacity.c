@@ -24,9 +24,9 @@
 #include "cmd-capacity.h"
 #include "cmd-start.h"
 #include "cmd.h"
+#include "fmt.h"
 #include "jpath.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
 
@@ -78,7 +78,7 @@ cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
 	if (ctx->json) {
 		json_object *j = capview_json(recs, n);
 
-		printf("%s\n", output_json_string(j));
+		printf("%s\n", fmt_json_string(j));
 		json_object_put(j);
 	} else if (n > 1)
 		capview_compare(recs, n, stdout);
@@ -299,9 +299,9 @@ request_args(struct ctl *ctl)
 	bool labelled = false;
 
 	if (json_object_deep_copy(ctl->args, &args, NULL) != 0)
-		output_nomem(NULL);
-	dirs = output_nomem(json_object_new_array());
-	labels = output_nomem(json_object_new_array());
+		fmt_nomem(NULL);
+	dirs = fmt_nomem(json_object_new_array());
+	labels = fmt_nomem(json_object_new_array());
 	for (int i = 0; i < ctl->nsweep_dirs; i++) {
 		const char *l = ctl->sweep_labels[i];
 
@@ -348,13 +348,13 @@ run_capacity(const struct records_ctx *ctx)
 	id = (int64_t)jpath_num0(res, "capacity_id");
 	if (id <= 0) {
 		records_error(ctx, "the reply has no capacity_id: %.200s",
-		    output_json_string(res));
+		    fmt_json_string(res));
 		json_object_put(res);
 		return CTL_EXIT_ERROR;
 	}
 	if (ctl->cap_detach) {
 		if (ctx->json)
-			printf("%s\n", output_json_string(res));
+			printf("%s\n", fmt_json_string(res));
 		else
 			printf("capacity search %" PRId64 " started in stressd\n"
 			    "  follow it: stressctl capacity --attach\n"

@@ -17,9 +17,9 @@
 #include "cmd.h"
 #include "columns.h"
 #include "compare-view.h"
+#include "fmt.h"
 #include "jpath.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "rank.h"
 #include "records.h"
@@ -81,7 +81,7 @@ wrap_line(const char *text, size_t width, size_t line)
 				n = text_utf8_len(text) ? text_utf8_len(text) : 1;
 		}
 		if (i == line)
-			return output_xprintf("%.*s", (int)n, text);
+			return fmt_xprintf("%.*s", (int)n, text);
 		text += n;
 	}
 	return NULL;
@@ -131,7 +131,7 @@ cmp_int64(const void *a, const void *b)
 struct columns *
 cmd_compare_columns(char first, int n)
 {
-	char *align = output_nomem(malloc((size_t)n + 2));
+	char *align = fmt_nomem(malloc((size_t)n + 2));
 	struct columns *t;
 
 	align[0] = first;
@@ -230,13 +230,13 @@ compare_histograms(const struct compare_view *v, size_t width)
 
 	/* One sorted (value, count) list per run, walked in step with the
 	 * union of values: linear, whatever the histograms' sizes. */
-	runs = output_nomem(calloc((size_t)n, sizeof(*runs)));
+	runs = fmt_nomem(calloc((size_t)n, sizeof(*runs)));
 	for (int i = 0; i < n; i++) {
 		json_object *h = jpath(reps[i], key);
 		size_t len = json_object_is_type(h, json_type_array) ?
 		    json_object_array_length(h) : 0;
 
-		runs[i].e = output_nomem(calloc(len + 1, sizeof(*runs[i].e)));
+		runs[i].e = fmt_nomem(calloc(len + 1, sizeof(*runs[i].e)));
 		for (size_t j = 0; j < len; j++) {
 			json_object *e = json_object_array_get_idx(h, j);
 
@@ -250,7 +250,7 @@ compare_histograms(const struct compare_view *v, size_t width)
 		qsort(runs[i].e, len, sizeof(*runs[i].e), cmp_hval);
 		if (nv + len > cap) {
 			cap = (nv + len) * 2;
-			vals = output_nomem(realloc(vals, cap * sizeof(*vals)));
+			vals = fmt_nomem(realloc(vals, cap * sizeof(*vals)));
 		}
 		for (size_t j = 0; j < len; j++)
 			vals[nv++] = runs[i].e[j].value;
@@ -318,9 +318,9 @@ param_text(json_object *params, const char *key)
 
 	if (!json_object_is_type(val, json_type_array))
 		return val != NULL ? jpath_text(params, key, NULL) : NULL;
-	s = output_xstrdup("");
+	s = fmt_xstrdup("");
 	for (size_t i = 0; i < json_object_array_length(val); i++) {
-		more = output_xprintf("%s%s%s", s, i ? "," : "",
+		more = fmt_xprintf("%s%s%s", s, i ? "," : "",
 		    json_object_get_string(json_object_array_get_idx(val, i)));
 		free(s);
 		s = more;
@@ -345,7 +345,7 @@ param_same(json_object **reps, int n, const char *key)
 		s = val ? json_object_to_json_string_ext(val,
 		    JSON_C_TO_STRING_PLAIN) : "";
 		if (i == 0) {
-			v0 = output_xstrdup(s);
+			v0 = fmt_xstrdup(s);
 			first = v0;
 		} else
 			same = strcmp(first, s) == 0;
@@ -359,7 +359,7 @@ param_same(json_object **reps, int n, const char *key)
 static void
 add_params(struct columns *t, json_object **reps, int n, size_t width)
 {
-	char **cells = output_nomem(calloc((size_t)n, sizeof(*cells)));
+	char **cells = fmt_nomem(calloc((size_t)n, sizeof(*cells)));
 	bool any = false;
 
 	for (int r = 0; r < n; r++) {
@@ -388,7 +388,7 @@ add_params(struct columns *t, json_object **reps, int n, size_t width)
 			for (int i = 0; i < n; i++)
 				cells[i] = param_text(jpath(reps[i], "params"),
 				    key);
-			label = output_xprintf("  %s", key);
+			label = fmt_xprintf("  %s", key);
 			add_wrapped(t, label, cells, n, width);
 			free(label);
 			for (int i = 0; i < n; i++)
@@ -410,7 +410,7 @@ static char *
 verdict_cell(json_object *rep)
 {
 	if (jpath(rep, "verdict") == NULL)
-		return output_xstrdup("no verdict");
+		return fmt_xstrdup("no verdict");
 	return verdicts_short(rep);
 }
 
@@ -443,7 +443,7 @@ compare_text(const struct compare_view *v)
 
 	t = cmd_compare_columns('l', n);
 	add_heading(t, v, "", width);
-	cells = output_nomem(calloc((size_t)n, sizeof(*cells)));
+	cells = fmt_nomem(calloc((size_t)n, sizeof(*cells)));
 	for (int i = 0; i < n; i++)
 		cells[i] = jpath_text(reps[i], "target.fs_type", NULL);
 	add_wrapped(t, "filesystem", cells, n, width);
@@ -510,7 +510,7 @@ cmd_compare_show(const struct records_ctx *ctx,
 	struct compare_view v = { .n = 0 };
 	int rc = CTL_EXIT_OK, got = 0;
 
-	reps = output_nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
+	reps = fmt_nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
 	for (got = 0; got < ctx->nruns; got++)
 		if ((reps[got] = records_load(ctx, ctx->runs[got], &rc)) ==
 		    NULL)
@@ -522,8 +522,8 @@ cmd_compare_show(const struct records_ctx *ctx,
 	compare_view_init(&v, reps, got);
 	ranking = rank_build(reps, v.cand, got);
 	if (ctx->json) {
-		all = output_nomem(json_object_new_object());
-		list = output_nomem(json_object_new_array());
+		all = fmt_nomem(json_object_new_object());
+		list = fmt_nomem(json_object_new_array());
 		for (int i = 0; i < got; i++)
 			json_object_array_add(list, json_object_get(reps[i]));
 		json_object_object_add(all, "runs", list);
@@ -531,7 +531,7 @@ cmd_compare_show(const struct records_ctx *ctx,
 		    json_object_get(ranking));
 		if (more != NULL)
 			more->json(ctx, reps, got, all);
-		printf("%s\n", output_json_string(all));
+		printf("%s\n", fmt_json_string(all));
 	} else {
 		compare_text(&v);
 		if (more != NULL)

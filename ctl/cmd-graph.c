@@ -21,10 +21,10 @@
 #include "capview.h"
 #include "cmd-graph.h"
 #include "cmd.h"
+#include "fmt.h"
 #include "graph.h"
 #include "jpath.h"
 #include "options.h"
-#include "output.h"
 #include "overlay.h"
 #include "proto.h"
 #include "records.h"
@@ -245,7 +245,7 @@ graph_print(const struct records_ctx *ctx, const struct graph *g, FILE *out)
 		free(id);
 		return;
 	}
-	res = output_nomem(json_object_new_object());
+	res = fmt_nomem(json_object_new_object());
 	json_object_object_add(res, "run_id",
 	    json_object_get(jpath(g->rep, "run_id")));
 	json_object_object_add(res, "file", json_object_new_string(ctx->png));
@@ -259,7 +259,7 @@ graph_print(const struct records_ctx *ctx, const struct graph *g, FILE *out)
 	    json_object_new_int64((int64_t)g->start));
 	json_object_object_add(res, "end",
 	    json_object_new_int64((int64_t)g->end));
-	fprintf(out, "%s\n", output_json_string(res));
+	fprintf(out, "%s\n", fmt_json_string(res));
 	json_object_put(res);
 }
 

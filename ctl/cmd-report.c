@@ -15,6 +15,7 @@
 #include "cmd-capacity.h"
 #include "cmd.h"
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
 #include "options.h"
 #include "output.h"
@@ -31,7 +32,7 @@
 static char *
 params_text(json_object *params)
 {
-	char *s = output_xprintf("%s", ""), *next;
+	char *s = fmt_xprintf("%s", ""), *next;
 
 	if (!json_object_is_type(params, json_type_object))
 		return s;
@@ -41,10 +42,10 @@ params_text(json_object *params)
 		if (strcmp(key, "dir") == 0)
 			continue;
 		if (json_object_is_type(v, json_type_array)) {
-			val = output_xprintf("%s", "");
+			val = fmt_xprintf("%s", "");
 			for (size_t i = 0; i < json_object_array_length(v);
 			    i++) {
-				next = output_xprintf("%s%s%s", val,
+				next = fmt_xprintf("%s%s%s", val,
 				    i ? "," : "", json_object_get_string(
 				    json_object_array_get_idx(v, i)));
 				free(val);
@@ -55,7 +56,7 @@ params_text(json_object *params)
 			continue;	/* an unset path, e.g. update_file */
 		else
 			val = jpath_text(v, "", NULL);
-		next = output_xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
+		next = fmt_xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
 		free(val);
 		free(s);
 		s = next;
@@ -98,7 +99,7 @@ add_time(struct columns *t, const char *label, json_object *rep,
 
 	columns_add(t, "%s", label);
 	columns_add(t, "%s", iso != NULL ?
-	    output_local_time(iso, true, buf, sizeof(buf)) :
+	    fmt_local_time(iso, true, buf, sizeof(buf)) :
 	    records_state_ended(jpath_str(rep, "state")) ? "-" :
 	    "- (still running)");
 }
@@ -154,7 +155,7 @@ print_rrdcached(json_object *rc)
 	char *a = jpath_text(rc, "address", NULL), *title;
 	double v0, v1;
 
-	title = output_xprintf("rrdcached %s: files waiting to be written",
+	title = fmt_xprintf("rrdcached %s: files waiting to be written",
 	    a);
 	print_dist(jpath(rc, "queue_length"), "QueueLength", title, true);
 	free(title);
@@ -510,7 +511,7 @@ run_report(const struct records_ctx *ctx)
 	} else if (ctx->csv)
 		rc = print_csv(ctx, run, rep);
 	else if (ctx->json)
-		printf("%s\n", output_json_string(rep));
+		printf("%s\n", fmt_json_string(rep));
 	else
 		report_text(rep);
 	json_object_put(rep);

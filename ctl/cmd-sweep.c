@@ -24,9 +24,9 @@
 #include "cmd-start.h"
 #include "cmd.h"
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
 #include "knobs.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
 
@@ -131,10 +131,10 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 				columns_add(t, "-");
 				continue;
 			}
-			m = output_xprintf(fmt, s.mean);
-			sd = output_xprintf(fmt, s.sd);
-			lo = output_xprintf(fmt, s.min);
-			hi = output_xprintf(fmt, s.max);
+			m = fmt_xprintf(fmt, s.mean);
+			sd = fmt_xprintf(fmt, s.sd);
+			lo = fmt_xprintf(fmt, s.min);
+			hi = fmt_xprintf(fmt, s.max);
 			columns_add(t, "%s +- %s [%s, %s]", m, sd, lo, hi);
 			free(m);
 			free(sd);
@@ -151,16 +151,16 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 static json_object *
 sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 {
-	json_object *o = output_nomem(json_object_new_object());
-	json_object *dirs = output_nomem(json_object_new_array());
+	json_object *o = fmt_nomem(json_object_new_object());
+	json_object *dirs = fmt_nomem(json_object_new_array());
 	struct spread s;
 
 	json_object_object_add(o, "id", json_object_new_string(
 	    ctx->sweep_id ? ctx->sweep_id : ""));
 	for (int d = 0; d < ctx->nsweep_dirs; d++) {
-		json_object *e = output_nomem(json_object_new_object());
-		json_object *ids = output_nomem(json_object_new_array());
-		json_object *st = output_nomem(json_object_new_object());
+		json_object *e = fmt_nomem(json_object_new_object());
+		json_object *ids = fmt_nomem(json_object_new_array());
+		json_object *st = fmt_nomem(json_object_new_object());
 
 		json_object_object_add(e, "dir",
 		    json_object_new_string(ctx->sweep_dirs[d]));
@@ -178,7 +178,7 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 			    !cmd_compare_row_shown(reps, n, row) ||
 			    !sweep_spread(ctx, reps, n, d, row->path, &s))
 				continue;
-			v = output_nomem(json_object_new_object());
+			v = fmt_nomem(json_object_new_object());
 			json_object_object_add(v, "n",
 			    json_object_new_int(s.n));
 			json_object_object_add(v, "mean",
@@ -389,7 +389,7 @@ run_sweep(const struct records_ctx *rec)
 		}
 		fprintf(stderr, "stressctl sweep: run %" PRId64 " (%lu of %lu) "
 		    "in %s\n", id, n + 1, total, sub);
-		if ((ids[n] = output_xprintf("%" PRId64, id)) == NULL ||
+		if ((ids[n] = fmt_xprintf("%" PRId64, id)) == NULL ||
 		    (state = sweep_follow(ctl, id, &rc)) == NULL)
 			break;
 		fprintf(stderr, "stressctl sweep: run %" PRId64 " %s\n", id,

@@ -17,10 +17,10 @@
 #include <json-c/json.h>
 
 #include "cmd.h"
+#include "fmt.h"
 #include "headline.h"
 #include "jpath.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
 #include "termsafe.h"
@@ -361,7 +361,7 @@ run_watch(const struct records_ctx *ctx)
 		if (now.searching)
 			search = now.search_id;
 		if (ctx->json)
-			printf("%s\n", output_json_string(st));
+			printf("%s\n", fmt_json_string(st));
 		else if (w.tty)
 			watch_draw(&w, &now);
 		else

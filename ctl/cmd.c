@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fmt.h"
 #include "options.h"
-#include "output.h"
 #include "suggest.h"
 
 const struct ctl_cmd *const cmd_table[] = {
@@ -46,7 +46,7 @@ cmd_suggest(const char *name, char *buf, size_t len)
 
 	while (cmd_table[n] != NULL)
 		n++;
-	names = output_nomem(calloc(n + 1, sizeof(*names)));
+	names = fmt_nomem(calloc(n + 1, sizeof(*names)));
 	for (size_t i = 0; i < n; i++)
 		names[i] = cmd_table[i]->name;
 	suggest_phrase(name, names, n, "", buf, len);

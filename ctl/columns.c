@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "columns.h"
-#include "output.h"
+#include "fmt.h"
 #include "proto.h"
 
 struct cell {
@@ -32,9 +32,9 @@ struct columns {
 struct columns *
 columns_new(const char *align)
 {
-	struct columns *t = output_nomem(calloc(1, sizeof(*t)));
+	struct columns *t = fmt_nomem(calloc(1, sizeof(*t)));
 
-	t->align = output_nomem(strdup(align));
+	t->align = fmt_nomem(strdup(align));
 	t->ncols = strlen(align);
 	if (t->ncols == 0) {
 		/* A programming error, not a user's. */
@@ -49,11 +49,11 @@ columns_row(struct columns *t, int indent)
 {
 	struct crow *r;
 
-	t->rows = output_grow(t->rows, &t->cap, t->n, sizeof(*t->rows));
+	t->rows = fmt_grow(t->rows, &t->cap, t->n, sizeof(*t->rows));
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->indent = indent;
-	r->cell = output_nomem(calloc(t->ncols, sizeof(*r->cell)));
+	r->cell = fmt_nomem(calloc(t->ncols, sizeof(*r->cell)));
 }
 
 /* Takes ownership of text. */
@@ -75,14 +75,14 @@ columns_add(struct columns *t, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	add_cell(t, output_vxprintf(fmt, ap), 0);
+	add_cell(t, fmt_vxprintf(fmt, ap), 0);
 	va_end(ap);
 }
 
 void
 columns_cell(struct columns *t, const char *text, unsigned flags)
 {
-	add_cell(t, output_nomem(strdup(text)), flags);
+	add_cell(t, fmt_nomem(strdup(text)), flags);
 }
 
 void
@@ -94,7 +94,7 @@ columns_tail(struct columns *t, const char *text)
 		columns_row(t, 0);
 	r = &t->rows[t->n - 1];
 	free(r->tail);
-	r->tail = output_nomem(strdup(text));
+	r->tail = fmt_nomem(strdup(text));
 }
 
 size_t
@@ -154,7 +154,7 @@ print_row(const struct columns *t, const struct crow *r, const size_t *w,
 void
 columns_print(const struct columns *t, FILE *f, int indent)
 {
-	size_t *w = output_nomem(calloc(t->ncols, sizeof(*w)));
+	size_t *w = fmt_nomem(calloc(t->ncols, sizeof(*w)));
 
 	for (size_t i = 0; i < t->n; i++)
 		for (size_t c = 0; c < t->rows[i].n; c++) {

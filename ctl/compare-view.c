@@ -10,8 +10,8 @@
 #include <json-c/json.h>
 
 #include "compare-view.h"
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 
 /* Whether the comma-separated list holds opt. */
 static bool
@@ -65,7 +65,7 @@ mount_name(json_object **reps, int n, int i)
 {
 	const char *fs = jpath_str(reps[i], "target.fs_type");
 	const char *o = jpath_str(reps[i], "target.mount_options");
-	char *s = output_xstrdup(fs != NULL ? fs : "?"), *more;
+	char *s = fmt_xstrdup(fs != NULL ? fs : "?"), *more;
 	int k = 0;
 
 	while (o != NULL && *o != '\0') {
@@ -77,7 +77,7 @@ mount_name(json_object **reps, int n, int i)
 			all = !same_fs(reps, i, j) || opt_in(jpath_str(reps[j],
 			    "target.mount_options"), o, len);
 		if (!all) {
-			more = output_xprintf("%s%s%.*s", s, k++ ? "," : " ",
+			more = fmt_xprintf("%s%s%.*s", s, k++ ? "," : " ",
 			    (int)len, o);
 			free(s);
 			s = more;
@@ -113,10 +113,10 @@ run_label(json_object *rep, bool by_host)
 	char *id = jpath_text(rep, "run_id", NULL), *host, *label;
 
 	if (!by_host)
-		label = output_xprintf("run %s", id);
+		label = fmt_xprintf("run %s", id);
 	else {
 		host = jpath_text(rep, "host.name", NULL);
-		label = output_xprintf("run %s@%s", id, host);
+		label = fmt_xprintf("run %s@%s", id, host);
 		free(host);
 	}
 	free(id);
@@ -132,28 +132,28 @@ compare_view_init(struct compare_view *v, json_object **reps, int n)
 	v->reps = reps;
 	v->n = n;
 	v->by_host = hosts_differ(reps, n);
-	v->name = output_nomem(calloc((size_t)n, sizeof(*v->name)));
-	v->run = output_nomem(calloc((size_t)n, sizeof(*v->run)));
-	v->who = output_nomem(calloc((size_t)n, sizeof(*v->who)));
-	v->cand = output_nomem(calloc((size_t)n, sizeof(*v->cand)));
+	v->name = fmt_nomem(calloc((size_t)n, sizeof(*v->name)));
+	v->run = fmt_nomem(calloc((size_t)n, sizeof(*v->run)));
+	v->who = fmt_nomem(calloc((size_t)n, sizeof(*v->who)));
+	v->cand = fmt_nomem(calloc((size_t)n, sizeof(*v->cand)));
 	for (int i = 0; i < n; i++) {
 		const char *label = jpath_str(reps[i], "params.label");
 		bool labelled = label != NULL && *label != '\0';
 		char *host;
 
 		v->run[i] = run_label(reps[i], v->by_host);
-		v->name[i] = labelled ? output_xstrdup(label) : mounts ?
-		    mount_name(reps, n, i) : output_xstrdup(v->run[i]);
+		v->name[i] = labelled ? fmt_xstrdup(label) : mounts ?
+		    mount_name(reps, n, i) : fmt_xstrdup(v->run[i]);
 		v->named = v->named || strcmp(v->name[i], v->run[i]) != 0;
 		v->who[i] = strcmp(v->name[i], v->run[i]) == 0 ?
-		    output_xstrdup(v->run[i]) :
-		    output_xprintf("%s (%s)", v->run[i], v->name[i]);
+		    fmt_xstrdup(v->run[i]) :
+		    fmt_xprintf("%s (%s)", v->run[i], v->name[i]);
 		/* Runs of one label are repeats, but not across hosts:
 		 * there the host is what is compared. */
 		host = jpath_text(reps[i], "host.name", NULL);
-		v->cand[i] = !labelled ? output_xstrdup(v->who[i]) :
-		    v->by_host ? output_xprintf("%s@%s", label, host) :
-		    output_xstrdup(label);
+		v->cand[i] = !labelled ? fmt_xstrdup(v->who[i]) :
+		    v->by_host ? fmt_xprintf("%s@%s", label, host) :
+		    fmt_xstrdup(label);
 		free(host);
 	}
 }
@@ -188,13 +188,13 @@ compare_view_dir(json_object *rep)
 	/* sweep's DIR/sweep-ID-K, K a number. */
 	base = strrchr(dir, '/');
 	if (sid == NULL || *sid == '\0' || base == NULL || base == dir)
-		return output_xstrdup(dir);
+		return fmt_xstrdup(dir);
 	len = strlen(sid);
 	if (strncmp(base + 1, "sweep-", 6) != 0 ||
 	    strncmp(base + 7, sid, len) != 0 || base[7 + len] != '-')
-		return output_xstrdup(dir);
+		return fmt_xstrdup(dir);
 	k = base + 8 + len;
 	if (!isdigit((unsigned char)*k) || k[strspn(k, "0123456789")] != '\0')
-		return output_xstrdup(dir);
-	return output_xprintf("%.*s", (int)(base - dir), dir);
+		return fmt_xstrdup(dir);
+	return fmt_xprintf("%.*s", (int)(base - dir), dir);
 }

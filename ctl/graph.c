@@ -17,8 +17,8 @@
 #include <json-c/json.h>
 #include <rrd.h>
 
+#include "fmt.h"
 #include "graph.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
 
@@ -42,7 +42,7 @@ graph_arg(struct graph_args *a, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) == -1)
 		s = NULL;
 	va_end(ap);
-	a->argv[a->argc++] = output_nomem(s);
+	a->argv[a->argc++] = fmt_nomem(s);
 	a->argv[a->argc] = NULL;
 }
 
@@ -58,7 +58,7 @@ graph_args_free(struct graph_args *a)
 json_object *
 graph_args_json(const struct graph_args *a)
 {
-	json_object *arr = output_nomem(json_object_new_array());
+	json_object *arr = fmt_nomem(json_object_new_array());
 
 	for (int i = 0; i < a->argc; i++)
 		json_object_array_add(arr,
@@ -72,7 +72,7 @@ graph_args_json(const struct graph_args *a)
 static char *
 colon_escape(const char *text)
 {
-	char *s = output_nomem(malloc(2 * strlen(text) + 1)), *p = s;
+	char *s = fmt_nomem(malloc(2 * strlen(text) + 1)), *p = s;
 
 	for (; *text != '\0'; text++) {
 		if (*text == ':')
@@ -141,7 +141,7 @@ static int
 write_png(const struct records_ctx *ctx, const char *path,
     const unsigned char *img, size_t len)
 {
-	char *tmp = output_xprintf("%s.tmp%ld", path, (long)getpid());
+	char *tmp = fmt_xprintf("%s.tmp%ld", path, (long)getpid());
 	FILE *fp;
 	int ret = CTL_EXIT_ERROR, saved;
 

@@ -12,6 +12,7 @@
 
 #include "capline.h"
 #include "capview.h"
+#include "fmt.h"
 #include "headline.h"
 #include "jpath.h"
 #include "knobs.h"
@@ -115,7 +116,7 @@ linef(const char *label, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	s = output_vxprintf(fmt, ap);
+	s = fmt_vxprintf(fmt, ap);
 	va_end(ap);
 	line(label, s);
 	free(s);
@@ -125,7 +126,7 @@ linef(const char *label, const char *fmt, ...)
 static char *
 per_second(double v)
 {
-	return output_xprintf(v >= 100 ? "%.0f/s" : "%.3g/s", v);
+	return fmt_xprintf(v >= 100 ? "%.0f/s" : "%.3g/s", v);
 }
 
 /* "; paced at 1000/s", "; flat out", or "" from an older stressd. */
@@ -136,11 +137,11 @@ pace_text(json_object *st)
 	char *pace, *t;
 
 	if (!jpath_num(st, "update_time", &ut))
-		return output_xstrdup("");
+		return fmt_xstrdup("");
 	if (ut <= 0)
-		return output_xstrdup("; flat out");
+		return fmt_xstrdup("; flat out");
 	pace = per_second(max / ut);
-	t = output_xprintf("; paced at %s", pace);
+	t = fmt_xprintf("; paced at %s", pace);
 	free(pace);
 	return t;
 }
@@ -197,20 +198,20 @@ queue_lines(json_object *st)
 static char *
 kinds_text(json_object *kinds)
 {
-	char *by = output_xstrdup(""), *t;
+	char *by = fmt_xstrdup(""), *t;
 
 	if (!json_object_is_type(kinds, json_type_object))
 		return by;
 	json_object_object_foreach(kinds, k, v) {
 		if (json_object_get_int64(v) <= 0)
 			continue;
-		t = output_xprintf("%s%s%s %lld", by, *by ? ", " : " (", k,
+		t = fmt_xprintf("%s%s%s %lld", by, *by ? ", " : " (", k,
 		    (long long)json_object_get_int64(v));
 		free(by);
 		by = t;
 	}
 	if (*by != '\0') {
-		t = output_xprintf("%s)", by);
+		t = fmt_xprintf("%s)", by);
 		free(by);
 		by = t;
 	}
@@ -253,7 +254,7 @@ verdict_lines(json_object *st, bool ended)
 		line("verdict", ended ? "no verdict (from an older stressd)" :
 		    "no verdict yet");
 	} else {
-		char *word = output_xprintf("%s%s", verdicts_kept_word(kept),
+		char *word = fmt_xprintf("%s%s", verdicts_kept_word(kept),
 		    ended ? "" : " so far");
 
 		head = verdicts_counted(word, nw);
@@ -284,7 +285,7 @@ headline_stats(json_object *st)
 	bool ended;
 
 	if (!json_object_is_type(st, json_type_object)) {
-		printf("%s\n", output_json_string(st));
+		printf("%s\n", fmt_json_string(st));
 		return;
 	}
 	/* wait (and stop) at the end of a capacity search: its record. */
@@ -356,13 +357,13 @@ static json_object *
 defaults_for(json_object *params)
 {
 	struct stress_params p;
-	json_object *args = output_nomem(json_object_new_object()), *v, *d;
+	json_object *args = fmt_nomem(json_object_new_object()), *v, *d;
 	json_object *plain;
 	const char *field;
 	char err[256];
 
 	knobs_defaults(&p);
-	plain = output_nomem(knobs_to_json(&p));
+	plain = fmt_nomem(knobs_to_json(&p));
 	json_object_object_add(args, "dir", json_object_new_string("/"));
 	if (json_object_object_get_ex(params, "files", &v))
 		json_object_object_add(args, "files", json_object_get(v));
@@ -370,7 +371,7 @@ defaults_for(json_object *params)
 		knobs_free(&p);
 		knobs_defaults(&p);
 	}
-	d = output_nomem(knobs_to_json(&p));
+	d = fmt_nomem(knobs_to_json(&p));
 	knobs_free(&p);
 	json_object_object_foreach(args, k, unused) {
 		(void)unused;
@@ -395,7 +396,7 @@ headline_status(json_object *res)
 		return;
 	}
 	defaults = defaults_for(params);
-	changed = output_nomem(json_object_new_object());
+	changed = fmt_nomem(json_object_new_object());
 	json_object_object_foreach(params, k, v) {
 		if (json_object_object_get_ex(defaults, k, &d) &&
 		    same_value(v, d)) {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 
 /* The value at a dotted path ("latency_ms.update_call.p99"), or NULL. */
 json_object *
@@ -67,20 +67,20 @@ jpath_text(json_object *o, const char *path, const char *dfmt)
 	switch (json_object_get_type(v)) {
 	case json_type_int:
 		if (dfmt == NULL)
-			return output_xprintf("%" PRId64,
+			return fmt_xprintf("%" PRId64,
 			    json_object_get_int64(v));
-		return output_xprintf(dfmt, json_object_get_double(v));
+		return fmt_xprintf(dfmt, json_object_get_double(v));
 	case json_type_double:
-		return output_xprintf(dfmt ? dfmt : "%g",
+		return fmt_xprintf(dfmt ? dfmt : "%g",
 		    json_object_get_double(v));
 	case json_type_string:
 	case json_type_boolean:
-		return output_xprintf("%s", json_object_get_string(v));
+		return fmt_xprintf("%s", json_object_get_string(v));
 	case json_type_null:
 	case json_type_object:
 	case json_type_array:
 		break;
 	}
-	return output_xprintf("-");
+	return fmt_xprintf("-");
 }
 

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "columns.h"
+#include "fmt.h"
 #include "kv.h"
-#include "output.h"
 
 /* In a right-aligned table a lone value longer than this (a failure reason,
  * a path) is printed as is, so it does not push every number rightwards. */
@@ -49,7 +49,7 @@ kv_add(struct kv *t, char *name)
 {
 	struct kv_row *r;
 
-	t->rows = output_grow(t->rows, &t->cap, t->n, sizeof(*t->rows));
+	t->rows = fmt_grow(t->rows, &t->cap, t->n, sizeof(*t->rows));
 	r = &t->rows[t->n++];
 	memset(r, 0, sizeof(*r));
 	r->indent = t->indent;
@@ -80,7 +80,7 @@ kv_blank(struct kv *t)
 {
 	if (t->n == 0 || row_blank(&t->rows[t->n - 1]))
 		return;
-	kv_add(t, output_xstrdup(""))->indent = 0;
+	kv_add(t, fmt_xstrdup(""))->indent = 0;
 }
 
 static bool
@@ -110,7 +110,7 @@ kv_print(const struct kv *t)
 			columns_cell(c, r->cell[k], cell_sets_width(t, r, k) ?
 			    0 : COLUMNS_FREE);
 		if (r->unit != NULL) {
-			char *tail = output_xprintf(" %s", r->unit);
+			char *tail = fmt_xprintf(" %s", r->unit);
 
 			columns_tail(c, tail);
 			free(tail);
@@ -141,27 +141,27 @@ kv_text(json_object *v, const char *dfmt)
 {
 	switch (json_object_get_type(v)) {
 	case json_type_null:
-		return output_xstrdup("-");
+		return fmt_xstrdup("-");
 	case json_type_boolean:
-		return output_xstrdup(json_object_get_boolean(v) ? "true" :
+		return fmt_xstrdup(json_object_get_boolean(v) ? "true" :
 		    "false");
 	case json_type_int:
 		if (dfmt != NULL)
-			return output_xprintf(dfmt, json_object_get_double(v));
-		return output_xprintf("%" PRId64, json_object_get_int64(v));
+			return fmt_xprintf(dfmt, json_object_get_double(v));
+		return fmt_xprintf("%" PRId64, json_object_get_int64(v));
 	case json_type_double:
-		return output_xprintf(dfmt != NULL ? dfmt : "%g",
+		return fmt_xprintf(dfmt != NULL ? dfmt : "%g",
 		    json_object_get_double(v));
 	case json_type_string:
 		/* An empty string would vanish into the padding. */
 		if (json_object_get_string_len(v) == 0)
-			return output_xstrdup("\"\"");
-		return output_xstrdup(json_object_get_string(v));
+			return fmt_xstrdup("\"\"");
+		return fmt_xstrdup(json_object_get_string(v));
 	case json_type_object:
 	case json_type_array:
 		break;
 	}
-	return output_xstrdup(output_json_string(v));
+	return fmt_xstrdup(fmt_json_string(v));
 }
 
 /* Epoch seconds as local time; anything else as it came. */
@@ -179,7 +179,7 @@ time_text(json_object *v)
 	if (localtime_r(&t, &tm) == NULL ||
 	    strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
 		return kv_text(v, NULL);
-	return output_xstrdup(buf);
+	return fmt_xstrdup(buf);
 }
 
 static bool
@@ -194,10 +194,10 @@ static void
 add_object(struct kv *t, const char *name, json_object *o)
 {
 	if (json_object_object_length(o) == 0) {
-		kv_cell(kv_add(t, output_xstrdup(name)), output_xstrdup("{}"));
+		kv_cell(kv_add(t, fmt_xstrdup(name)), fmt_xstrdup("{}"));
 		return;
 	}
-	kv_add(t, output_xprintf("%s:", name));
+	kv_add(t, fmt_xprintf("%s:", name));
 	t->indent += 2;
 	json_object_object_foreach(o, key, val)
 		kv_value(t, key, val, NULL, NULL);
@@ -213,8 +213,8 @@ add_array(struct kv *t, const char *name, json_object *a)
 	char *line;
 
 	if (n == 0) {
-		kv_cell(kv_add(t, output_xstrdup(name)),
-		    output_xstrdup("(none)"));
+		kv_cell(kv_add(t, fmt_xstrdup(name)),
+		    fmt_xstrdup("(none)"));
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -226,26 +226,26 @@ add_array(struct kv *t, const char *name, json_object *a)
 		    strlen(json_object_get_string(e)) : 4);
 	}
 	if (oneline && total <= SHORT_LIST) {
-		line = output_xstrdup("");
+		line = fmt_xstrdup("");
 		for (size_t i = 0; i < n; i++) {
 			char *v = kv_text(json_object_array_get_idx(a, i),
 			    NULL);
-			char *next = output_xprintf("%s%s%s", line,
+			char *next = fmt_xprintf("%s%s%s", line,
 			    i ? ", " : "", v);
 
 			free(v);
 			free(line);
 			line = next;
 		}
-		kv_cell(kv_add(t, output_xstrdup(name)), line);
+		kv_cell(kv_add(t, fmt_xstrdup(name)), line);
 		return;
 	}
-	kv_add(t, output_xprintf("%s:", name));
+	kv_add(t, fmt_xprintf("%s:", name));
 	t->indent += 2;
 	for (size_t i = 0; i < n; i++) {
 		char *v = kv_text(json_object_array_get_idx(a, i), NULL);
 
-		kv_add(t, output_xprintf("- %s", v));
+		kv_add(t, fmt_xprintf("- %s", v));
 		free(v);
 	}
 	t->indent -= 2;
@@ -265,7 +265,7 @@ kv_value(struct kv *t, const char *name, json_object *v, const char *dfmt,
 		add_array(t, name, v);
 		return;
 	}
-	r = kv_add(t, output_xstrdup(name));
+	r = kv_add(t, fmt_xstrdup(name));
 	kv_cell(r, kv_text(v, dfmt));
 	/* A unit only qualifies a number. */
 	if (json_object_is_type(v, json_type_int) ||
@@ -310,12 +310,12 @@ add_progress(struct kv *t, json_object *o)
 	}
 	gen = json_object_get_int64(g);
 	max = json_object_get_int64(m);
-	r = kv_add(t, output_xstrdup("progress"));
+	r = kv_add(t, fmt_xstrdup("progress"));
 	if (max > 0)
-		kv_cell(r, output_xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)",
+		kv_cell(r, fmt_xprintf("%" PRId64 "/%" PRId64 " (%.1f%%)",
 		    gen, max, 100.0 * (double)gen / (double)max));
 	else
-		kv_cell(r, output_xprintf("%" PRId64 "/%" PRId64, gen, max));
+		kv_cell(r, fmt_xprintf("%" PRId64 "/%" PRId64, gen, max));
 }
 
 /* {"no_space": 0, "corrupt": 7, ...} as "corrupt 7", or "none". */
@@ -336,14 +336,14 @@ add_counts(struct kv *t, const char *label, json_object *v)
 			free(n);
 			continue;
 		}
-		next = text == NULL ? output_xprintf("%s %s", key, n) :
-		    output_xprintf("%s, %s %s", text, key, n);
+		next = text == NULL ? fmt_xprintf("%s %s", key, n) :
+		    fmt_xprintf("%s, %s %s", text, key, n);
 		free(text);
 		free(n);
 		text = next;
 	}
-	kv_cell(kv_add(t, output_xstrdup(label)), text != NULL ? text :
-	    output_xstrdup("none"));
+	kv_cell(kv_add(t, fmt_xstrdup(label)), text != NULL ? text :
+	    fmt_xstrdup("none"));
 }
 
 /* The listed fields of o that are present, in the listed order. */
@@ -368,7 +368,7 @@ kv_known(struct kv *t, json_object *o, const struct kv_field *f, size_t n)
 			kv_value(t, label, v, f[i].dfmt, f[i].unit);
 			break;
 		case KV_TIME:
-			kv_cell(kv_add(t, output_xstrdup(label)), time_text(v));
+			kv_cell(kv_add(t, fmt_xstrdup(label)), time_text(v));
 			break;
 		case KV_PROGRESS:
 			add_progress(t, o);

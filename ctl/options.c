@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fmt.h"
 #include "options.h"
 #include "proto.h"
 #include "records.h"
@@ -61,7 +62,7 @@ option_hint(const char *arg, const struct option *opts)
 	    arg + 2);
 	while (opts[n].name != NULL)
 		n++;
-	names = output_nomem(calloc(n + 1, sizeof(*names)));
+	names = fmt_nomem(calloc(n + 1, sizeof(*names)));
 	for (size_t i = 0; i < n; i++)
 		names[i] = opts[i].name;
 	suggest_phrase(word, names, n, "--", hint, sizeof(hint));

@@ -15,6 +15,7 @@
 #include "capline.h"
 #include "capview.h"
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
 #include "kv.h"
 #include "output.h"
@@ -23,85 +24,13 @@
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* A CLI has nothing sensible to do when malloc fails mid-output. */
-void *
-output_nomem(void *p)
-{
-	if (p == NULL) {
-		fputs("stressctl: out of memory\n", stderr);
-		exit(CTL_EXIT_ERROR);
-	}
-	return p;
-}
-
-void *
-output_grow(void *p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 32;
-	return output_nomem(realloc(p, *cap * size));
-}
-
-char *
-output_xstrdup(const char *s)
-{
-	return output_nomem(strdup(s));
-}
-
-char *
-output_vxprintf(const char *fmt, va_list ap)
-{
-	char *s;
-
-	return output_nomem(vasprintf(&s, fmt, ap) == -1 ? NULL : s);
-}
-
-char *
-output_xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = output_vxprintf(fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-const char *
-output_json_string(json_object *j)
-{
-	/* NOSLASHESCAPE: paths stay readable; "\/" and "/" are the same
-	 * JSON string, so scripts still see the result unchanged. */
-	return json_object_to_json_string_ext(j,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
-const char *
-output_local_time(const char *iso, bool with_zone, char *buf, size_t len)
-{
-	struct tm tm;
-	const char *end;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	end = strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (end == NULL || *end != '\0' || (t = timegm(&tm)) == (time_t)-1 ||
-	    localtime_r(&t, &tm) == NULL ||
-	    strftime(buf, len, with_zone ? "%Y-%m-%d %H:%M:%S %z" :
-	    "%Y-%m-%d %H:%M:%S", &tm) == 0)
-		snprintf(buf, len, "%s", iso);
-	return buf;
-}
-
 /* A result that is not an object still gets shown. */
 static bool
 check_object(json_object *res)
 {
 	if (json_object_is_type(res, json_type_object))
 		return true;
-	printf("%s\n", output_json_string(res));
+	printf("%s\n", fmt_json_string(res));
 	return false;
 }
 
@@ -162,7 +91,7 @@ is_triple(json_object *v)
 static void
 add_triple(struct kv *t, const char *name, json_object *v)
 {
-	struct kv_row *r = kv_add(t, output_xstrdup(name));
+	struct kv_row *r = kv_add(t, fmt_xstrdup(name));
 
 	for (int c = 0; rate_columns[c] != NULL; c++)
 		kv_cell(r, kv_text(kv_get(v, rate_columns[c], NULL), "%.1f"));
@@ -176,9 +105,9 @@ print_rates(json_object *rates)
 	struct kv grid = { .right = true }, rest = { .right = true };
 	struct kv_row *r;
 
-	r = kv_add(&grid, output_xstrdup("rates (/s)"));
+	r = kv_add(&grid, fmt_xstrdup("rates (/s)"));
 	for (int c = 0; rate_columns[c] != NULL; c++)
-		kv_cell(r, output_xstrdup(rate_columns[c]));
+		kv_cell(r, fmt_xstrdup(rate_columns[c]));
 	grid.indent = rest.indent = 2;
 
 	for (int i = 0; rate_triples[i] != NULL; i++) {
@@ -298,7 +227,7 @@ output_text_status(json_object *res)
 
 	run = kv_get(res, "run", &found);
 	if (json_object_is_type(run, json_type_object)) {
-		kv_add(&t, output_xstrdup("run:"));
+		kv_add(&t, fmt_xstrdup("run:"));
 		t.indent += 2;
 		kv_known(&t, run, run_fields, NELEM(run_fields));
 		kv_unknown(&t, run, run_fields, NELEM(run_fields),
@@ -312,9 +241,9 @@ output_text_status(json_object *res)
 		t.indent -= 2;
 	} else if (found) {
 		/* null: no run since the daemon started. */
-		kv_cell(kv_add(&t, output_xstrdup("run")),
+		kv_cell(kv_add(&t, fmt_xstrdup("run")),
 		    json_object_is_type(run, json_type_null) ?
-		    output_xstrdup("none") : kv_text(run, NULL));
+		    fmt_xstrdup("none") : kv_text(run, NULL));
 	}
 	kv_print(&t);
 	kv_free(&t);
@@ -336,16 +265,16 @@ output_text_help(json_object *res)
 		}
 		return;
 	}
-	r = kv_add(&t, output_xstrdup("COMMAND"));
-	kv_cell(r, output_xstrdup("READ-ONLY"));
-	kv_cell(r, output_xstrdup("USAGE"));
-	kv_cell(r, output_xstrdup("SUMMARY"));
+	r = kv_add(&t, fmt_xstrdup("COMMAND"));
+	kv_cell(r, fmt_xstrdup("READ-ONLY"));
+	kv_cell(r, fmt_xstrdup("USAGE"));
+	kv_cell(r, fmt_xstrdup("SUMMARY"));
 	for (size_t i = 0; i < json_object_array_length(cmds); i++) {
 		json_object *c = json_object_array_get_idx(cmds, i);
 		json_object *ro = kv_get(c, "read_only", NULL);
 
 		r = kv_add(&t, kv_text(kv_get(c, "name", NULL), NULL));
-		kv_cell(r, output_xstrdup(ro == NULL ? "-" :
+		kv_cell(r, fmt_xstrdup(ro == NULL ? "-" :
 		    json_object_get_boolean(ro) ? "yes" : "no"));
 		kv_cell(r, kv_text(kv_get(c, "usage", NULL), NULL));
 		kv_cell(r, kv_text(kv_get(c, "summary", NULL), NULL));
@@ -369,10 +298,10 @@ output_text_version(json_object *res)
 		return;
 	kv_known(&t, res, version_fields, NELEM(version_fields));
 	kv_unknown(&t, res, version_fields, NELEM(version_fields), NULL);
-	kv_cell(kv_add(&t, output_xstrdup("stressctl version")),
-	    output_xstrdup(PACKAGE_VERSION));
-	kv_cell(kv_add(&t, output_xstrdup("stressctl protocol")),
-	    output_xprintf("%d", PROTO_VERSION));
+	kv_cell(kv_add(&t, fmt_xstrdup("stressctl version")),
+	    fmt_xstrdup(PACKAGE_VERSION));
+	kv_cell(kv_add(&t, fmt_xstrdup("stressctl protocol")),
+	    fmt_xprintf("%d", PROTO_VERSION));
 	kv_print(&t);
 	kv_free(&t);
 }
@@ -385,7 +314,7 @@ runs_cell(json_object *run, const char *key, const char *dfmt)
 	bool found;
 	json_object *v = kv_get(run, key, &found);
 
-	return found && v != NULL ? kv_text(v, dfmt) : output_xstrdup("-");
+	return found && v != NULL ? kv_text(v, dfmt) : fmt_xstrdup("-");
 }
 
 /* The offered load: max_updates / update_time, or "flat out". */
@@ -397,11 +326,11 @@ runs_pace(json_object *run)
 	double u = json_object_get_double(ut), m;
 
 	if (ut == NULL || max == NULL)
-		return output_xstrdup("-");
+		return fmt_xstrdup("-");
 	if (u <= 0)
-		return output_xstrdup("flat out");
+		return fmt_xstrdup("flat out");
 	m = json_object_get_double(max) / u;
-	return output_xprintf(m >= 100 ? "%.0f" : "%.3g", m);
+	return fmt_xprintf(m >= 100 ? "%.0f" : "%.3g", m);
 }
 
 /* The daemon's verdict in the words of every one-line view; "—" for a
@@ -415,7 +344,7 @@ runs_verdict(json_object *run)
 	const char *word;
 
 	if (!found)
-		return output_xstrdup("\u2014");
+		return fmt_xstrdup("\u2014");
 	word = verdicts_kept_word(k);
 	return verdicts_counted(word, nw > 0 ? (size_t)nw : 0);
 }
@@ -450,7 +379,7 @@ runs_row(struct columns *t, json_object *r)
 		if (strcmp(k, "started_at") == 0) {
 			v = kv_get(r, k, NULL);
 			columns_add(t, "%s", json_object_is_type(v,
-			    json_type_string) ? output_local_time(
+			    json_type_string) ? fmt_local_time(
 			    json_object_get_string(v), false, when,
 			    sizeof(when)) : "-");
 			continue;
@@ -555,5 +484,5 @@ output_text_runs_all(json_object *res)
 void
 output_json_result(json_object *res)
 {
-	printf("%s\n", output_json_string(res));
+	printf("%s\n", fmt_json_string(res));
 }

@@ -23,9 +23,9 @@
 #include <json-c/json.h>
 #include <rrd.h>
 
+#include "fmt.h"
 #include "graph.h"
 #include "jpath.h"
-#include "output.h"
 #include "overlay.h"
 #include "proto.h"
 #include "records.h"
@@ -135,10 +135,10 @@ push(struct ov_run *r, size_t *cap, double **off, double t, double v,
 {
 	if (r->n == *cap) {
 		*cap = *cap ? 2 * *cap : 1024;
-		r->t = output_nomem(realloc(r->t, *cap * sizeof(*r->t)));
-		r->v = output_nomem(realloc(r->v, *cap * sizeof(*r->v)));
+		r->t = fmt_nomem(realloc(r->t, *cap * sizeof(*r->t)));
+		r->v = fmt_nomem(realloc(r->v, *cap * sizeof(*r->v)));
 		if (off != NULL)
-			*off = output_nomem(realloc(*off, *cap *
+			*off = fmt_nomem(realloc(*off, *cap *
 			    sizeof(**off)));
 	}
 	r->t[r->n] = t;
@@ -223,13 +223,13 @@ write_rrd(const struct overlay *ov, struct ov_run *r, int k)
 	snprintf(ds, sizeof(ds), "DS:q:GAUGE:%.0f:0:U", ceil(gap) + 1);
 	snprintf(rra, sizeof(rra), "RRA:AVERAGE:0.5:1:%.0f",
 	    ceil(r->n > 0 ? r->t[r->n - 1] : 0) + 2);
-	r->rrd = output_xprintf("%s/run%d.rrd", ov->tmpdir, k);
+	r->rrd = fmt_xprintf("%s/run%d.rrd", ov->tmpdir, k);
 	rrd_clear_error();
 	if (rrd_create_r(r->rrd, 1, OVERLAY_ORIGIN, 2, cargv) != 0)
 		goto fail;
 	while (i < r->n && rc == CTL_EXIT_OK) {
 		for (nv = 0; nv < OVERLAY_BATCH && i < r->n; nv++, i++)
-			vals[nv] = output_xprintf("%.3f:%.0f",
+			vals[nv] = fmt_xprintf("%.3f:%.0f",
 			    OVERLAY_ORIGIN + r->t[i], r->v[i]);
 		if (rrd_update_r(r->rrd, NULL, nv, (const char **)vals) != 0)
 			rc = CTL_EXIT_ERROR;
@@ -300,7 +300,7 @@ fs_label(const struct overlay *ov, int k)
 {
 	const char *fs = jpath_str(ov->runs[k].rep, "target.fs_type");
 	const char *opts = jpath_str(ov->runs[k].rep, "target.mount_options");
-	char *s = output_xprintf("%s", fs != NULL ? fs : "?"), *ns;
+	char *s = fmt_xprintf("%s", fs != NULL ? fs : "?"), *ns;
 	bool first = true;
 
 	for (const char *p = opts; p != NULL && *p != '\0';) {
@@ -313,7 +313,7 @@ fs_label(const struct overlay *ov, int k)
 			    !has_option(jpath_str(ov->runs[j].rep,
 			    "target.mount_options"), p, n);
 		if (differs) {
-			ns = output_xprintf("%s%s%.*s", s, first ? " " : ",",
+			ns = fmt_xprintf("%s%s%.*s", s, first ? " " : ",",
 			    (int)n, p);
 			free(s);
 			s = ns;
@@ -339,7 +339,7 @@ is_dup(char **fb, int n, int k)
 static void
 unique_fallbacks(const struct overlay *ov, char **fb)
 {
-	bool *dup = output_nomem(calloc((size_t)ov->nruns, sizeof(*dup)));
+	bool *dup = fmt_nomem(calloc((size_t)ov->nruns, sizeof(*dup)));
 
 	for (int stage = 0; stage < 3; stage++) {
 		for (int k = 0; k < ov->nruns; k++)
@@ -351,11 +351,11 @@ unique_fallbacks(const struct overlay *ov, char **fb)
 			if (!dup[k])
 				continue;
 			id = jpath_text(rep, "run_id", NULL);
-			ns = stage == 0 ? output_xprintf("run %s", id) :
-			    stage == 1 ? output_xprintf("%s@%s", fb[k],
+			ns = stage == 0 ? fmt_xprintf("run %s", id) :
+			    stage == 1 ? fmt_xprintf("%s@%s", fb[k],
 			    jpath_str(rep, "host.name") != NULL ?
 			    jpath_str(rep, "host.name") : "?") :
-			    output_xprintf("%s #%d", fb[k], k + 1);
+			    fmt_xprintf("%s #%d", fb[k], k + 1);
 			free(id);
 			free(fb[k]);
 			fb[k] = ns;
@@ -375,13 +375,13 @@ static int
 assign_labels(struct overlay *ov)
 {
 	const char *knob;
-	char **fb = output_nomem(calloc((size_t)ov->nruns, sizeof(*fb)));
+	char **fb = fmt_nomem(calloc((size_t)ov->nruns, sizeof(*fb)));
 	int rc = CTL_EXIT_OK;
 
 	for (int k = 0; k < ov->nruns; k++)
 		if ((knob = jpath_str(ov->runs[k].rep, "params.label")) !=
 		    NULL && *knob != '\0')
-			ov->runs[k].label = output_xprintf("%s", knob);
+			ov->runs[k].label = fmt_xprintf("%s", knob);
 	for (int k = 0; k < ov->nruns; k++)
 		if (ov->runs[k].label == NULL)
 			fb[k] = fs_label(ov, k);
@@ -418,10 +418,10 @@ part_rate(json_object *rep)
 
 	if (!jpath_num(rep, "params.max_updates", &n) ||
 	    !jpath_num(rep, "params.update_time", &s))
-		return output_xprintf("? updates/s");
+		return fmt_xprintf("? updates/s");
 	if (s <= 0)
-		return output_xprintf("flat out");
-	return output_xprintf(n / s >= 100 ? "%.0f updates/s" :
+		return fmt_xprintf("flat out");
+	return fmt_xprintf(n / s >= 100 ? "%.0f updates/s" :
 	    "%.3g updates/s", n / s);
 }
 
@@ -430,7 +430,7 @@ part_rate(json_object *rep)
 static char *
 title_part(const struct overlay *ov, const char *path)
 {
-	char **texts = output_nomem(calloc((size_t)ov->nruns,
+	char **texts = fmt_nomem(calloc((size_t)ov->nruns,
 	    sizeof(*texts))), *s = NULL, *ns;
 
 	for (int k = 0; k < ov->nruns; k++) {
@@ -442,8 +442,8 @@ title_part(const struct overlay *ov, const char *path)
 			seen = strcmp(texts[j], texts[k]) == 0;
 		if (seen)
 			continue;
-		ns = s == NULL ? output_xprintf("%s", texts[k]) :
-		    output_xprintf("%s / %s", s, texts[k]);
+		ns = s == NULL ? fmt_xprintf("%s", texts[k]) :
+		    fmt_xprintf("%s / %s", s, texts[k]);
 		free(s);
 		s = ns;
 	}
@@ -494,7 +494,7 @@ overlay_argv(struct overlay *ov, struct graph_args *a)
 	char *sync = title_part(ov, "params.sync");
 	const char *unit;
 
-	ov->title = output_xprintf("significant queue: %s files, %s, sync %s",
+	ov->title = fmt_xprintf("significant queue: %s files, %s, sync %s",
 	    files, rate, sync);
 	free(files);
 	free(rate);
@@ -536,7 +536,7 @@ overlay_argv(struct overlay *ov, struct graph_args *a)
 static json_object *
 line_runs(const struct overlay *ov, int l)
 {
-	json_object *ids = output_nomem(json_object_new_array());
+	json_object *ids = fmt_nomem(json_object_new_array());
 
 	for (int k = 0; k < ov->nruns; k++)
 		if (ov->runs[k].line == l)
@@ -549,7 +549,7 @@ static void
 print_json(const struct overlay *ov, const struct graph_args *a,
     json_object *legend, FILE *out)
 {
-	json_object *res = output_nomem(json_object_new_object());
+	json_object *res = fmt_nomem(json_object_new_object());
 	json_object *runs = json_object_new_array();
 	json_object *lines = json_object_new_array();
 
@@ -590,7 +590,7 @@ print_json(const struct overlay *ov, const struct graph_args *a,
 	json_object_object_add(res, "lines", lines);
 	json_object_object_add(res, "legend", json_object_get(legend));
 	json_object_object_add(res, "rrd_graph_args", graph_args_json(a));
-	fprintf(out, "%s\n", output_json_string(res));
+	fprintf(out, "%s\n", fmt_json_string(res));
 	json_object_put(res);
 }
 
@@ -608,7 +608,7 @@ print_text(const struct overlay *ov, FILE *out)
 			const char *id = json_object_get_string(
 			    json_object_array_get_idx(ids, i));
 
-			ns = output_xprintf("%s%s%s", list ? list : "",
+			ns = fmt_xprintf("%s%s%s", list ? list : "",
 			    list ? ", " : "", id);
 			free(list);
 			list = ns;
@@ -659,7 +659,7 @@ overlay_run(const struct records_ctx *ctx, FILE *out)
 		    ctx->nruns, OVERLAY_MAX_RUNS);
 		return CTL_EXIT_USAGE;
 	}
-	ov.runs = output_nomem(calloc((size_t)ov.nruns, sizeof(*ov.runs)));
+	ov.runs = fmt_nomem(calloc((size_t)ov.nruns, sizeof(*ov.runs)));
 	if (tmp == NULL || tmp[0] != '/')	/* DEF paths escape the rest */
 		tmp = "/tmp";
 	snprintf(ov.tmpdir, sizeof(ov.tmpdir), "%s/stressctl-graph.XXXXXX",
@@ -685,7 +685,7 @@ overlay_run(const struct records_ctx *ctx, FILE *out)
 	 * midnight. */
 	setenv("TZ", "UTC0", 1);
 	tzset();
-	legend = output_nomem(json_object_new_array());
+	legend = fmt_nomem(json_object_new_array());
 	if ((rc = graph_draw(ctx, &a, legend)) != CTL_EXIT_OK)
 		goto fail;
 	if (ctx->json)

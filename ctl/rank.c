@@ -11,8 +11,8 @@
 #include <json-c/json.h>
 
 #include "columns.h"
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 #include "rank.h"
 #include "verdicts.h"
 
@@ -152,8 +152,8 @@ count_run(struct cand *c, json_object *rep, double *vals)
 		return;
 	}
 	id = jpath_text(rep, "run_id", NULL);
-	s = output_xprintf("run %s (%s)", id, why);
-	json_object_array_add(c->out, output_nomem(json_object_new_string(s)));
+	s = fmt_xprintf("run %s (%s)", id, why);
+	json_object_array_add(c->out, fmt_nomem(json_object_new_string(s)));
 	free(s);
 	free(id);
 }
@@ -175,8 +175,8 @@ by_mean(const void *a, const void *b)
 static struct cand *
 group(json_object **reps, char *const *cand, int n, int *ncand)
 {
-	struct cand *c = output_nomem(calloc((size_t)n, sizeof(*c)));
-	double *vals = output_nomem(calloc((size_t)n, sizeof(*vals)));
+	struct cand *c = fmt_nomem(calloc((size_t)n, sizeof(*c)));
+	double *vals = fmt_nomem(calloc((size_t)n, sizeof(*vals)));
 	int nc = 0;
 
 	for (int i = 0; i < n; i++) {
@@ -188,8 +188,8 @@ group(json_object **reps, char *const *cand, int n, int *ncand)
 		if (k < nc)
 			continue;	/* counted with its first run */
 		e->name = cand[i];
-		e->runs = output_nomem(json_object_new_array());
-		e->out = output_nomem(json_object_new_array());
+		e->runs = fmt_nomem(json_object_new_array());
+		e->out = fmt_nomem(json_object_new_array());
 		for (int j = i; j < n; j++)
 			if (strcmp(cand[j], cand[i]) == 0)
 				count_run(e, reps[j], vals);
@@ -210,7 +210,7 @@ group(json_object **reps, char *const *cand, int n, int *ncand)
 static json_object *
 cand_json(const struct cand *c)
 {
-	json_object *o = output_nomem(json_object_new_object());
+	json_object *o = fmt_nomem(json_object_new_object());
 
 	json_object_object_add(o, "label", json_object_new_string(c->name));
 	json_object_object_add(o, "runs", c->runs);
@@ -237,7 +237,7 @@ cand_json(const struct cand *c)
 static char *
 append(char *s, const char *sep, const char *more)
 {
-	char *r = output_xprintf("%s%s%s", s, *s ? sep : "", more);
+	char *r = fmt_xprintf("%s%s%s", s, *s ? sep : "", more);
 
 	free(s);
 	return r;
@@ -247,12 +247,12 @@ append(char *s, const char *sep, const char *more)
 static char *
 too_few(const struct cand *c, int nc)
 {
-	char *s = output_xstrdup(""), *more;
+	char *s = fmt_xstrdup(""), *more;
 
 	for (int i = 0; i < nc; i++) {
 		if (c[i].n >= RANK_MIN_RUNS)
 			continue;
-		more = output_xprintf("%s has %d usable run%s", c[i].name,
+		more = fmt_xprintf("%s has %d usable run%s", c[i].name,
 		    c[i].n, c[i].n == 1 ? "" : "s");
 		s = append(s, ", ", more);
 		free(more);
@@ -264,7 +264,7 @@ too_few(const struct cand *c, int nc)
 static char *
 names_of(const struct cand *c, const bool *in, int nc)
 {
-	char *s = output_xstrdup(""), *more;
+	char *s = fmt_xstrdup(""), *more;
 	int total = 0, k = 0;
 
 	for (int i = 0; i < nc; i++)
@@ -273,7 +273,7 @@ names_of(const struct cand *c, const bool *in, int nc)
 		if (!in[i])
 			continue;
 		k++;
-		more = output_xprintf("%s%s%s", s, k == 1 ? "" : k == total ?
+		more = fmt_xprintf("%s%s%s", s, k == 1 ? "" : k == total ?
 		    " and " : ", ", c[i].name);
 		free(s);
 		s = more;
@@ -308,22 +308,22 @@ beats(const struct cand *a, const struct cand *b)
 static char *
 verdict_groups(const struct cand *c, int nc)
 {
-	bool *in = output_nomem(calloc((size_t)nc, sizeof(*in)));
-	char *s = output_xstrdup(""), *names, *more;
+	bool *in = fmt_nomem(calloc((size_t)nc, sizeof(*in)));
+	char *s = fmt_xstrdup(""), *names, *more;
 
 	for (int k = CLS_KEPT; k <= CLS_BEHIND; k++) {
 		for (int i = 0; i < nc; i++)
 			in[i] = (int)c[i].cls == k;
 		names = names_of(c, in, nc);
 		if (*names && c[0].cls != c[nc - 1].cls) {
-			more = output_xprintf("%s %s", names, cls_text[k]);
+			more = fmt_xprintf("%s %s", names, cls_text[k]);
 			s = append(s, "; ", more);
 			free(more);
 		}
 		free(names);
 	}
 	free(in);
-	more = output_xprintf(*s ? "  By the verdicts, %s." : "%s", s);
+	more = fmt_xprintf(*s ? "  By the verdicts, %s." : "%s", s);
 	free(s);
 	return more;
 }
@@ -334,9 +334,9 @@ verdict_groups(const struct cand *c, int nc)
 static char *
 tie_claims(const struct cand *c, int nc, const bool *tie)
 {
-	bool *in = output_nomem(calloc((size_t)nc, sizeof(*in)));
+	bool *in = fmt_nomem(calloc((size_t)nc, sizeof(*in)));
 	bool all = true;
-	char *s = output_xstrdup(""), *won, *lost, *more;
+	char *s = fmt_xstrdup(""), *won, *lost, *more;
 
 	for (int i = 0; i < nc; i++)
 		for (int j = 0; j < nc; j++)
@@ -350,7 +350,7 @@ tie_claims(const struct cand *c, int nc, const bool *tie)
 		for (int j = 0; j < nc; j++)
 			in[j] = !tie[j] && !beats(&c[i], &c[j]);
 		lost = names_of(c, in, nc);
-		more = output_xprintf("%s%s%s%s%s%s", c[i].name, *won ?
+		more = fmt_xprintf("%s%s%s%s%s%s", c[i].name, *won ?
 		    " beats " : "", won, *won && *lost ? " and" : "",
 		    *lost ? " is not told apart from " : "", lost);
 		s = append(s, "; ", more);
@@ -361,8 +361,8 @@ tie_claims(const struct cand *c, int nc, const bool *tie)
 	for (int i = 0; i < nc; i++)
 		in[i] = !tie[i];
 	more = names_of(c, in, nc);
-	won = all ? output_xprintf("each beats %s.", more) :
-	    output_xprintf("%s.", s);
+	won = all ? fmt_xprintf("each beats %s.", more) :
+	    fmt_xprintf("%s.", s);
 	free(more);
 	free(s);
 	free(in);
@@ -384,11 +384,11 @@ reason(const struct cand *c, int nc, bool judged, const bool *tie,
 	for (int i = 0; i < nc; i++)
 		ntie += tie[i];
 	if (nc < 2)
-		s = output_xprintf("Only one candidate%s%s: nothing to rank "
+		s = fmt_xprintf("Only one candidate%s%s: nothing to rank "
 		    "it against.%s", nc ? ", " : "", nc ? c[0].name : "", kept);
 	else if (!judged) {
 		a = too_few(c, nc);
-		s = output_xprintf("The difference cannot be judged: %s, and a "
+		s = fmt_xprintf("The difference cannot be judged: %s, and a "
 		    "difference is called only when it exceeds the run-to-run "
 		    "spread, which takes at least %d usable runs of each (done, "
 		    "paced, sampled).  Run each at least %d times: stressctl "
@@ -398,7 +398,7 @@ reason(const struct cand *c, int nc, bool judged, const bool *tie,
 		    kept);
 		free(a);
 	} else if (ntie == 1)
-		s = output_xprintf("Winner: %s: every other candidate fell "
+		s = fmt_xprintf("Winner: %s: every other candidate fell "
 		    "behind where it kept up, or had a significant queue "
 		    "average higher by more than the run-to-run spread "
 		    "explains.%s%s%s", c[0].name, vg, c[0].cls == CLS_BEHIND ?
@@ -407,9 +407,9 @@ reason(const struct cand *c, int nc, bool judged, const bool *tie,
 	else {
 		a = names_of(c, tie, nc);
 		b = tie_claims(c, nc, tie);
-		s = ntie == nc ? output_xprintf("No winner: %s cannot be told "
+		s = ntie == nc ? fmt_xprintf("No winner: %s cannot be told "
 		    "apart: the differences are within the run-to-run spread."
-		    "%s%s", a, vg, kept) : output_xprintf("No single winner: "
+		    "%s%s", a, vg, kept) : fmt_xprintf("No single winner: "
 		    "%s cannot be told apart (within the run-to-run spread); "
 		    "%s%s%s", a, b, vg, kept);
 		free(b);
@@ -426,7 +426,7 @@ test_pairs(const struct cand *c, int nc, json_object *list, bool *tie)
 {
 	tie[0] = true;
 	for (int i = 1; i < nc; i++) {
-		json_object *o = output_nomem(json_object_new_object());
+		json_object *o = fmt_nomem(json_object_new_object());
 		double t = 0, df = 0;
 		bool v = by_verdict(&c[0], &c[i]);
 
@@ -453,14 +453,14 @@ test_pairs(const struct cand *c, int nc, json_object *list, bool *tie)
 static json_object *
 left_out_all(const struct cand *c, int nc)
 {
-	char *s = output_xstrdup("");
+	char *s = fmt_xstrdup("");
 	json_object *o;
 
 	for (int i = 0; i < nc; i++)
 		for (size_t k = 0; k < json_object_array_length(c[i].out); k++)
 			s = append(s, ", ", json_object_get_string(
 			    json_object_array_get_idx(c[i].out, k)));
-	o = *s ? output_nomem(json_object_new_string(s)) : NULL;
+	o = *s ? fmt_nomem(json_object_new_string(s)) : NULL;
 	free(s);
 	return o;
 }
@@ -468,15 +468,15 @@ left_out_all(const struct cand *c, int nc)
 json_object *
 rank_build(json_object **reps, char *const *cand, int n)
 {
-	json_object *o = output_nomem(json_object_new_object());
-	json_object *list = output_nomem(json_object_new_array());
+	json_object *o = fmt_nomem(json_object_new_object());
+	json_object *list = fmt_nomem(json_object_new_array());
 	struct cand *c;
 	bool judged, winner, all_kept = true, *tie;
 	int nc;
 	char *why;
 
 	c = group(reps, cand, n, &nc);
-	tie = output_nomem(calloc((size_t)nc + 1, sizeof(*tie)));
+	tie = fmt_nomem(calloc((size_t)nc + 1, sizeof(*tie)));
 	/* Judged when the best can be held against every other: by the
 	 * verdicts, or by the queues of enough runs. */
 	judged = nc >= 2;
@@ -534,11 +534,11 @@ counts_text(json_object *o)
 	for (size_t k = 0; k < 4; k++)
 		if (jpath_num(o, keys[k][0], &x))
 			total += x;
-	s = output_xprintf("%.0f run%s:", total, total == 1 ? "" : "s");
+	s = fmt_xprintf("%.0f run%s:", total, total == 1 ? "" : "s");
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
 		if (!jpath_num(o, keys[k][0], &x) || x == 0)
 			continue;
-		more = output_xprintf("%s%s %.0f %s", s, n++ ? "," : "", x,
+		more = fmt_xprintf("%s%s %.0f %s", s, n++ ? "," : "", x,
 		    keys[k][1]);
 		free(s);
 		s = more;
@@ -595,7 +595,7 @@ rank_print(json_object *r)
 	columns_print(t, stdout, 2);
 	columns_free(t);
 	if (jpath_str(r, "left_out") != NULL) {
-		char *s = output_xprintf("left out: %s: their queue average "
+		char *s = fmt_xprintf("left out: %s: their queue average "
 		    "says nothing of the storage.", jpath_str(r, "left_out"));
 
 		verdicts_wrap(s, 0);

@@ -22,8 +22,8 @@
 #include <json-c/json.h>
 
 #include "capview.h"
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
 
@@ -140,15 +140,15 @@ records_file_path(const char *run)
 		return NULL;
 	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode)) {
 		const char *sep = run[strlen(run) - 1] == '/' ? "" : "/";
-		char *cap = output_xprintf("%s%scapacity.json", run, sep);
+		char *cap = fmt_xprintf("%s%scapacity.json", run, sep);
 
 		/* A capacity search's directory holds its record instead. */
 		if (access(cap, F_OK) == 0)
 			return cap;
 		free(cap);
-		return output_xprintf("%s%sreport.json", run, sep);
+		return fmt_xprintf("%s%sreport.json", run, sep);
 	}
-	return output_xprintf("%s", run);
+	return fmt_xprintf("%s", run);
 }
 
 /* A report.json file, checked to be a stressd record. */
@@ -165,7 +165,7 @@ load_file(const struct records_ctx *ctx, const char *path, int *rc)
 		records_error(ctx, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	tok = output_nomem(json_tokener_new());
+	tok = fmt_nomem(json_tokener_new());
 	rep = json_tokener_parse_ex(tok, text, (int)len);
 	if (rep == NULL || json_tokener_get_error(tok) != json_tokener_success) {
 		records_error(ctx, "%s: not valid JSON: %s", path,
@@ -217,7 +217,7 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
 		free(path);
 		return rep;
 	}
-	args = output_nomem(json_object_new_object());
+	args = fmt_nomem(json_object_new_object());
 	if (run != NULL)
 		json_object_object_add(args, "run", json_object_new_int64(
 		    (int64_t)strtoull(run, NULL, 10)));
@@ -225,7 +225,7 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
 	json_object_put(args);
 	if (rep != NULL && !json_object_is_type(rep, json_type_object)) {
 		records_error(ctx, "the daemon's report is not an object: "
-		    "%.200s", output_json_string(rep));
+		    "%.200s", fmt_json_string(rep));
 		json_object_put(rep);
 		*rc = CTL_EXIT_ERROR;
 		return NULL;
@@ -247,18 +247,18 @@ records_file(const char *run, json_object *rep, const char *key,
 	char *beside, *path;
 
 	if (run == NULL || !records_is_path(run))
-		return named != NULL ? output_xprintf("%s", named) : NULL;
+		return named != NULL ? fmt_xprintf("%s", named) : NULL;
 	if (named != NULL && (base = strrchr(named, '/')) != NULL)
 		name = base + 1;
 	path = records_file_path(run);	/* a run dir: its report.json */
 	slash = strrchr(path, '/');
-	beside = slash != NULL ? output_xprintf("%.*s/%s",
-	    (int)(slash - path), path, name) : output_xprintf("%s", name);
+	beside = slash != NULL ? fmt_xprintf("%.*s/%s",
+	    (int)(slash - path), path, name) : fmt_xprintf("%s", name);
 	free(path);
 	if (named == NULL || access(beside, F_OK) == 0)
 		return beside;
 	free(beside);
-	return output_xprintf("%s", named);
+	return fmt_xprintf("%s", named);
 }
 
 /* A histogram bucket's label: its value, or "lo-hi" when bucketed. */
@@ -268,7 +268,7 @@ bucket_label(json_object *e)
 	json_object *upper = jpath(e, "upper");
 
 	if (upper != NULL)
-		return output_xprintf("%" PRId64 "-%" PRId64,
+		return fmt_xprintf("%" PRId64 "-%" PRId64,
 		    json_object_get_int64(jpath(e, "value")),
 		    json_object_get_int64(upper));
 	return jpath_text(e, "value", NULL);

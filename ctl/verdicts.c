@@ -8,8 +8,8 @@
 
 #include <json-c/json.h>
 
+#include "fmt.h"
 #include "jpath.h"
-#include "output.h"
 #include "records.h"
 #include "text.h"
 #include "verdicts.h"
@@ -47,8 +47,8 @@ char *
 verdicts_counted(const char *word, size_t n)
 {
 	if (n == 0)
-		return output_xstrdup(word);
-	return output_xprintf("%s (%zu warning%s)", word, n, n == 1 ? "" : "s");
+		return fmt_xstrdup(word);
+	return fmt_xprintf("%s (%zu warning%s)", word, n, n == 1 ? "" : "s");
 }
 
 char *
@@ -57,7 +57,7 @@ verdicts_short(json_object *rep)
 	const char *w = verdicts_word(rep);
 
 	if (w == NULL)
-		return output_xstrdup(old_record);
+		return fmt_xstrdup(old_record);
 	return verdicts_counted(w, verdicts_nwarnings(rep));
 }
 
@@ -127,7 +127,7 @@ static void
 print_warning(json_object **reps, char *const *run, int n, int i,
     const char *code, const char *msg)
 {
-	char *runs = output_xstrdup(run[i]), *line;
+	char *runs = fmt_xstrdup(run[i]), *line;
 
 	for (int j = i + 1; j < n; j++)
 		for (size_t w = 0; w < verdicts_nwarnings(reps[j]); w++) {
@@ -137,12 +137,12 @@ print_warning(json_object **reps, char *const *run, int n, int i,
 			warning_at(reps[j], w, &c, &m);
 			if (strcmp(c, code) != 0 || strcmp(m, msg) != 0)
 				continue;
-			more = output_xprintf("%s, %s", runs, run[j]);
+			more = fmt_xprintf("%s, %s", runs, run[j]);
 			free(runs);
 			runs = more;
 			break;
 		}
-	line = output_xprintf("%s: %s: %s", runs, code, msg);
+	line = fmt_xprintf("%s: %s: %s", runs, code, msg);
 	verdicts_wrap(line, 2);
 	free(line);
 	free(runs);
@@ -160,11 +160,11 @@ verdicts_print(json_object **reps, char *const *who, char *const *run, int n)
 		char *line;
 
 		if (w == NULL)
-			line = output_xprintf("%s: %s", who[i], old_record);
+			line = fmt_xprintf("%s: %s", who[i], old_record);
 		else if (why != NULL && *why != '\0')
-			line = output_xprintf("%s: %s: %s", who[i], w, why);
+			line = fmt_xprintf("%s: %s: %s", who[i], w, why);
 		else
-			line = output_xprintf("%s: %s", who[i], w);
+			line = fmt_xprintf("%s: %s", who[i], w);
 		verdicts_wrap(line, 2);
 		free(line);
 	}

@@ -13,8 +13,8 @@
 
 #include <json-c/json.h>
 
+#include "fmt.h"
 #include "kv.h"
-#include "output.h"
 
 /* What kv_print prints on stdout, as a malloc'd string. */
 static char *
@@ -60,12 +60,12 @@ test_utf8_left(void **state)
 
 	(void)state;
 	/* "näme" is four characters in five bytes. */
-	r = kv_add(&t, output_xstrdup("n\xc3\xa4me"));
-	kv_cell(r, output_xstrdup("x"));
-	kv_cell(r, output_xstrdup("y"));
-	r = kv_add(&t, output_xstrdup("ab"));
-	kv_cell(r, output_xstrdup("xyz"));
-	kv_cell(r, output_xstrdup("w"));
+	r = kv_add(&t, fmt_xstrdup("n\xc3\xa4me"));
+	kv_cell(r, fmt_xstrdup("x"));
+	kv_cell(r, fmt_xstrdup("y"));
+	r = kv_add(&t, fmt_xstrdup("ab"));
+	kv_cell(r, fmt_xstrdup("xyz"));
+	kv_cell(r, fmt_xstrdup("w"));
 	check(&t, "n\xc3\xa4me  x    y\nab    xyz  w\n");
 }
 
@@ -75,9 +75,9 @@ test_utf8_right(void **state)
 	struct kv t = { .right = true };
 
 	(void)state;
-	kv_cell(kv_add(&t, output_xstrdup("dir")),
-	    output_xstrdup("/d\xc3\xbc"));
-	kv_cell(kv_add(&t, output_xstrdup("files")), output_xstrdup("10"));
+	kv_cell(kv_add(&t, fmt_xstrdup("dir")),
+	    fmt_xstrdup("/d\xc3\xbc"));
+	kv_cell(kv_add(&t, fmt_xstrdup("files")), fmt_xstrdup("10"));
 	check(&t, "dir    /d\xc3\xbc\nfiles   10\n");
 }
 

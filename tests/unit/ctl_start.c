@@ -13,7 +13,7 @@
 
 #include "cmd-start.h"
 #include "cmd.h"
-#include "output.h"
+#include "fmt.h"
 #include "proto.h"
 
 /* Parse argv (NULL terminated, argv[0] the command) as cmd would. */
@@ -51,7 +51,7 @@ test_start_args(void **state)
 	(void)state;
 	assert_int_equal(parse(&ctl, &cmd_start_entry, argv), PARSE_OK);
 	/* A directory loses its trailing slash. */
-	assert_string_equal(output_json_string(ctl.args),
+	assert_string_equal(fmt_json_string(ctl.args),
 	    "{\"dir\":\"/tmp/x\",\"files\":5,\"prioritize\":true,"
 	    "\"queue_creates\":false,\"threads\":3}");
 	done(&ctl);
@@ -94,7 +94,7 @@ test_sweep_dirs(void **state)
 	assert_string_equal(ctl.sweep_dirs[1], "/b");
 	assert_int_equal(ctl.repeat, 3);
 	/* --dir is the sweep's, not a knob of the request. */
-	assert_string_equal(output_json_string(ctl.args), "{\"files\":7}");
+	assert_string_equal(fmt_json_string(ctl.args), "{\"files\":7}");
 	done(&ctl);
 }
 
