@@ -7,7 +7,6 @@
 #include <json-c/json.h>
 
 #include "clientcap.h"
-#include "control.h"
 #include "log.h"
 #include "proto.h"
 #include "request.h"
@@ -21,9 +20,9 @@ struct holder {
 static struct holder	*holders;
 static size_t		 nholders, capholders;
 static unsigned		 total;
-static unsigned		 cap_max = CONTROL_MAX_CLIENTS;
-static unsigned		 cap_privileged = CONTROL_PRIVILEGED;
-static unsigned		 cap_per_uid = CONTROL_PER_UID;
+static unsigned		 cap_max = CLIENTCAP_MAX_CLIENTS;
+static unsigned		 cap_privileged = CLIENTCAP_PRIVILEGED;
+static unsigned		 cap_per_uid = CLIENTCAP_PER_UID;
 
 void
 clientcap_set(unsigned max, unsigned privileged, unsigned per_uid)

@@ -9,6 +9,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Clients connected at once, unless clientcap_set says otherwise (main
+ * gives the descriptor budget's, fdbudget.h, through control_set_limits).
+ * With control.h's bounds on a client's input and output, all clients
+ * together hold < 1 GiB.  Past the cap, or past a uid's share, a client
+ * is answered `busy` and closed; accepting never pauses for it, so root
+ * can always get in. */
+#define CLIENTCAP_MAX_CLIENTS		2048
+#define CLIENTCAP_PRIVILEGED		128
+#define CLIENTCAP_PER_UID		960
+
 /* max in all; privileged of them for root and our uid; per_uid at most
  * for any other uid. */
 void	clientcap_set(unsigned max, unsigned privileged, unsigned per_uid);

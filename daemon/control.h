@@ -20,14 +20,7 @@
  * this long is disconnected: one that pipelines requests and never reads
  * would otherwise hold its connection, and its memory, for ever. */
 #define CONTROL_WRITE_STALL_S		10
-/* Clients connected at once, unless control_set_limits says otherwise
- * (main gives the descriptor budget's, fdbudget.h).  With the bound above
- * and one line of input each, all clients together hold < 1 GiB.  Past
- * the cap, or past a uid's share, a client is answered `busy` and closed;
- * accepting never pauses for it, so root can always get in. */
-#define CONTROL_MAX_CLIENTS		2048
-#define CONTROL_PRIVILEGED		128
-#define CONTROL_PER_UID			960
+/* The caps on clients connected at once are clientcap.h's. */
 /* A client that sends nothing for this long is closed (one parked on
  * wait or start is not idle). */
 #define CONTROL_IDLE_S			60
