@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confdata.h"
 #include "confkeys.h"
-#include "conffile.h"
 #include "hostport.h"
 #include "knobs.h"
 #include "log.h"
