@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "queuepool.h"
+
 struct queue;
 
 struct queue_config {
@@ -84,13 +86,7 @@ struct queue_counters {
 	double		taken_at;	/* monotonic s of this snapshot */
 };
 
-/* A run of pending values: cap == 0 means a run of n zeros. */
-struct queue_seg {
-	struct queue_seg	*next;
-	uint32_t		 n;
-	uint32_t		 cap;
-	double			 v[];
-};
+/* struct queue_seg, a run of pending values, is queuepool.h's. */
 
 /* What a writer takes: all pending work of one file. */
 struct queue_batch {

@@ -5,7 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "queue.h"
+/* A run of pending values: cap == 0 means a run of n zeros.  The pool
+ * owns the chunks; queue.h's batches and iterators walk them. */
+struct queue_seg {
+	struct queue_seg	*next;
+	uint32_t		 n;
+	uint32_t		 cap;
+	double			 v[];
+};
 
 /* Chunk sizes: a zero run (16 bytes), then 64 .. 4096 as caps double. */
 #define QUEUEPOOL_CLASSES	8
