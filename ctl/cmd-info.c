@@ -6,9 +6,10 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "cmd-info.h"
 #include "headline.h"
 #include "options.h"
+#include "output.h"
 #include "proto.h"
 
 static int

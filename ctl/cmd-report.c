@@ -13,7 +13,7 @@
 
 #include "capview.h"
 #include "cmd-capacity.h"
-#include "cmd.h"
+#include "cmd-report.h"
 #include "columns.h"
 #include "fmt.h"
 #include "jpath.h"

@@ -9,9 +9,10 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "cmd-run.h"
 #include "headline.h"
 #include "options.h"
+#include "output.h"
 #include "proto.h"
 
 static int

@@ -15,9 +15,10 @@
 #include <json-c/json.h>
 
 #include "cmd-start.h"
-#include "cmd.h"
+#include "ctl.h"
 #include "knobs.h"
 #include "options.h"
+#include "output.h"
 #include "proto.h"
 
 /* Relative paths resolved against the cwd, since the daemon's cwd is not

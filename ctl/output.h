@@ -11,10 +11,6 @@
 
 #include <json-c/json.h>
 
-/* A view prints the "result" object of a successful reply (which may be
- * NULL if the daemon sent none) on stdout. */
-typedef void	(*output_view_fn)(json_object *result);
-
 void	output_text_start(json_object *result);
 /* The final stats (stop with wait) or the run's new state. */
 void	output_text_stop(json_object *result);

@@ -23,7 +23,7 @@
 static int
 show_reply(struct ctl *ctl, json_object *reply)
 {
-	output_view_fn view = ctl->json ? ctl->cmd->json :
+	ctl_view_fn view = ctl->json ? ctl->cmd->json :
 	    ctl->all && ctl->cmd->text_all != NULL ? ctl->cmd->text_all :
 	    ctl->cmd->text;
 	json_object *v = NULL;
