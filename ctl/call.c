@@ -15,7 +15,7 @@
 
 #include "call.h"
 #include "client.h"
-#include "cmd.h"
+#include "ctl.h"
 #include "fmt.h"
 #include "options.h"
 #include "proto.h"

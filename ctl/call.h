@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "ctl.h"
 
 /* What call_request() left: a reply to show, or only an exit status. */
 #define CALL_OK	(-1)

@@ -23,7 +23,7 @@
 #include "capview.h"
 #include "cmd-capacity.h"
 #include "cmd-start.h"
-#include "cmd.h"
+#include "ctl.h"
 #include "fmt.h"
 #include "jpath.h"
 #include "options.h"

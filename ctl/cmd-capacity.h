@@ -7,7 +7,10 @@
 
 #include <json-c/json.h>
 
+#include "ctl.h"
 #include "records.h"
+
+extern const struct ctl_cmd cmd_capacity_entry;
 
 /* The most directories a search takes (the daemon's limit too). */
 #define CMD_CAPACITY_MAX_DIRS	16

@@ -9,7 +9,10 @@
 #include <json-c/json.h>
 
 #include "columns.h"
+#include "ctl.h"
 #include "records.h"
+
+extern const struct ctl_cmd cmd_compare_entry;
 
 /* compare: narrowest run column (mount options are wrapped to it). */
 #define CMD_COMPARE_MIN_COL	20

@@ -20,7 +20,7 @@
 #include "capgraph.h"
 #include "capview.h"
 #include "cmd-graph.h"
-#include "cmd.h"
+#include "ctl.h"
 #include "fmt.h"
 #include "graph.h"
 #include "jpath.h"

@@ -4,7 +4,10 @@
 
 #include <stdio.h>
 
+#include "ctl.h"
 #include "records.h"
+
+extern const struct ctl_cmd cmd_graph_entry;
 
 /* Draw ctx->runs into ctx->png: one run's queues and update rate from its
  * metrics.rrd, or the significant queues of several runs overlaid (see

@@ -6,10 +6,13 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "capview.h"
+#include "cmd-info.h"
 #include "headline.h"
 #include "options.h"
 #include "proto.h"
+#include "replyview.h"
+#include "statsview.h"
 
 static int
 check_version(struct ctl *ctl, json_object *res)
@@ -26,6 +29,12 @@ check_version(struct ctl *ctl, json_object *res)
 		    PROTO_VERSION);
 	return CTL_EXIT_OK;
 }
+
+/* What stats shows of a capacity search's record, as wait does. */
+static const struct ctl_kind stats_kinds[] = {
+	{ capview_is_record, replyview_capacity, replyview_capacity_steps },
+	{ NULL, NULL, NULL }
+};
 
 const struct ctl_cmd cmd_stats_entry = {
 	.name = "stats",
@@ -45,8 +54,9 @@ const struct ctl_cmd cmd_stats_entry = {
 	},
 	.parse = options_parse_plain,
 	.text = headline_stats,
-	.text_all = output_text_stats,
-	.json = output_json_result,
+	.text_all = statsview_text,
+	.json = replyview_json,
+	.kinds = stats_kinds,
 };
 
 const struct ctl_cmd cmd_status_entry = {
@@ -66,8 +76,8 @@ const struct ctl_cmd cmd_status_entry = {
 	},
 	.parse = options_parse_plain,
 	.text = headline_status,
-	.text_all = output_text_status,
-	.json = output_json_result,
+	.text_all = replyview_status,
+	.json = replyview_json,
 };
 
 const struct ctl_cmd cmd_help_entry = {
@@ -75,8 +85,8 @@ const struct ctl_cmd cmd_help_entry = {
 	.usage = "",
 	.summary = "list the commands stressd supports",
 	.parse = options_parse_plain,
-	.text = output_text_help,
-	.json = output_json_result,
+	.text = replyview_help,
+	.json = replyview_json,
 };
 
 const struct ctl_cmd cmd_version_entry = {
@@ -84,7 +94,7 @@ const struct ctl_cmd cmd_version_entry = {
 	.usage = "",
 	.summary = "show the versions of stressd and stressctl",
 	.parse = options_parse_plain,
-	.text = output_text_version,
-	.json = output_json_result,
+	.text = replyview_version,
+	.json = replyview_json,
 	.check = check_version,
 };

@@ -13,14 +13,15 @@
 
 #include "capview.h"
 #include "cmd-capacity.h"
-#include "cmd.h"
+#include "cmd-report.h"
 #include "columns.h"
 #include "fmt.h"
 #include "jpath.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "records.h"
+#include "replyview.h"
+#include "runsview.h"
 #include "verdicts.h"
 
 /* report: width of the labels column ("mount options" and a gap). */
@@ -603,7 +604,7 @@ const struct ctl_cmd cmd_runs_entry = {
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
-	.text = output_text_runs,
-	.text_all = output_text_runs_all,
-	.json = output_json_result,
+	.text = runsview_text,
+	.text_all = runsview_text_all,
+	.json = replyview_json,
 };

@@ -9,10 +9,13 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "capview.h"
+#include "cmd-run.h"
 #include "headline.h"
 #include "options.h"
 #include "proto.h"
+#include "replyview.h"
+#include "statsview.h"
 
 static int
 stop_option(struct ctl *ctl, int c)
@@ -103,6 +106,23 @@ check_wait(struct ctl *ctl, json_object *res)
 	return run_outcome(ctl->cmd, res, true);
 }
 
+/*
+ * stop with wait answers with the run's final stats, or with the record
+ * of the capacity search it stopped; stop --all shows a record as the
+ * search's new state, as it always has.  Without wait: the new state.
+ */
+static const struct ctl_kind stop_kinds[] = {
+	{ capview_is_record, replyview_capacity, NULL },
+	{ statsview_is_stats, headline_stats, statsview_text },
+	{ NULL, NULL, NULL }
+};
+
+/* wait at the end of a capacity search gets the search's record. */
+static const struct ctl_kind wait_kinds[] = {
+	{ capview_is_record, replyview_capacity, replyview_capacity_steps },
+	{ NULL, NULL, NULL }
+};
+
 const struct ctl_cmd cmd_stop_entry = {
 	.name = "stop",
 	.usage = "[--no-drain] [--no-wait] [--all]",
@@ -124,9 +144,10 @@ const struct ctl_cmd cmd_stop_entry = {
 	},
 	.option = stop_option,
 	.parse = parse_stop,
-	.text = headline_stop,
-	.text_all = output_text_stop,
-	.json = output_json_result,
+	.text = replyview_stop,
+	.text_all = replyview_stop,
+	.json = replyview_json,
+	.kinds = stop_kinds,
 	.check = ctl_check_stop,
 };
 
@@ -150,7 +171,8 @@ const struct ctl_cmd cmd_wait_entry = {
 	},
 	.parse = options_parse_plain,
 	.text = headline_stats,
-	.text_all = output_text_stats,
-	.json = output_json_result,
+	.text_all = statsview_text,
+	.json = replyview_json,
+	.kinds = wait_kinds,
 	.check = check_wait,
 };

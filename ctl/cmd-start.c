@@ -15,10 +15,11 @@
 #include <json-c/json.h>
 
 #include "cmd-start.h"
-#include "cmd.h"
+#include "ctl.h"
 #include "knobs.h"
 #include "options.h"
 #include "proto.h"
+#include "replyview.h"
 
 /* Relative paths resolved against the cwd, since the daemon's cwd is not
  * ours; trailing slashes of a directory dropped ("/rrd/stress/" is the
@@ -605,7 +606,7 @@ const struct ctl_cmd cmd_start_entry = {
 	.usage = "[options]",
 	.summary = "start a run",
 	.parse = parse_start,
-	.text = output_text_start,
-	.json = output_json_result,
+	.text = replyview_start,
+	.json = replyview_json,
 	.help = print_start_help,
 };

@@ -4,7 +4,9 @@
 
 #include <stdbool.h>
 
-#include "cmd.h"
+#include "ctl.h"
+
+extern const struct ctl_cmd cmd_start_entry;
 
 /* Parse start's options into ctl->args; sweep: --dir is repeatable (into
  * ctl->sweep_dirs) and --repeat is taken.  A command whose entry lists

@@ -22,7 +22,7 @@
 #include "cmd-compare.h"
 #include "cmd-graph.h"
 #include "cmd-start.h"
-#include "cmd.h"
+#include "cmd-sweep.h"
 #include "columns.h"
 #include "fmt.h"
 #include "jpath.h"

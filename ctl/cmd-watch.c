@@ -16,7 +16,7 @@
 
 #include <json-c/json.h>
 
-#include "cmd.h"
+#include "cmd-watch.h"
 #include "fmt.h"
 #include "headline.h"
 #include "jpath.h"

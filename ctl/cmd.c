@@ -1,6 +1,6 @@
 /* The command table of stressctl (see cmd.h): lookup and the usage
  * listing.  Adding a command: its entry in its family's file, declared
- * in cmd.h, and its line here. */
+ * in the family's header (included by cmd.h), and its line here. */
 #include "config.h"
 
 #include <stdlib.h>

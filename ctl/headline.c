@@ -11,12 +11,11 @@
 #include <string.h>
 
 #include "capline.h"
-#include "capview.h"
 #include "fmt.h"
 #include "headline.h"
 #include "jpath.h"
 #include "knobs.h"
-#include "output.h"
+#include "replyview.h"
 #include "text.h"
 #include "verdicts.h"
 #include "records.h"
@@ -288,11 +287,6 @@ headline_stats(json_object *st)
 		printf("%s\n", fmt_json_string(st));
 		return;
 	}
-	/* wait (and stop) at the end of a capacity search: its record. */
-	if (capview_is_record(st)) {
-		capview_print(&st, 1, false, stdout);
-		return;
-	}
 	if (state == NULL)
 		state = "?";
 	if (strcmp(state, "idle") == 0) {
@@ -321,18 +315,6 @@ headline_stats(json_object *st)
 	queue_lines(st);
 	problem_lines(st);
 	verdict_lines(st, ended);
-}
-
-void
-headline_stop(json_object *res)
-{
-	/* stop with wait answers with the final stats. */
-	if (json_object_is_type(res, json_type_object) &&
-	    (jpath(res, "generated") != NULL || jpath(res, "rates") != NULL ||
-	    capview_is_record(res)))
-		headline_stats(res);
-	else
-		output_text_stop(res);
 }
 
 /* ---------------------------------------------------------------- status */
@@ -392,7 +374,7 @@ headline_status(json_object *res)
 	params = jpath(res, "run.params");
 	if (!json_object_is_type(params, json_type_object) ||
 	    json_object_deep_copy(res, &copy, NULL) != 0) {
-		output_text_status(res);
+		replyview_status(res);
 		return;
 	}
 	defaults = defaults_for(params);
@@ -406,7 +388,7 @@ headline_status(json_object *res)
 		json_object_object_add(changed, k, json_object_get(v));
 	}
 	json_object_object_add(jpath(copy, "run"), "params", changed);
-	output_text_status(copy);
+	replyview_status(copy);
 	if (hidden > 0)
 		printf("  (%zu knobs at their defaults; status --all lists "
 		    "them)\n", hidden);

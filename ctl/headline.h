@@ -1,7 +1,7 @@
 /* The concise views of stressctl: the headline of stats and wait (state,
  * progress, rates, queues, problems, the verdict so far), status with the
  * knobs that differ from the defaults, and the ETA they and watch share.
- * --all gives the full views of output.c instead. */
+ * --all gives the full views of statsview.c and replyview.c instead. */
 #ifndef STRESSCTL_HEADLINE_H
 #define STRESSCTL_HEADLINE_H
 
@@ -11,8 +11,6 @@
 
 /* stats and wait (stop's final stats too): at most ~15 lines. */
 void	headline_stats(json_object *result);
-/* stop: the final stats as headline_stats, else the run's new state. */
-void	headline_stop(json_object *result);
 /* status, its params cut to the knobs that differ from the defaults. */
 void	headline_status(json_object *result);
 

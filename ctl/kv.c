@@ -41,6 +41,15 @@ kv_has(json_object *o, const char *key)
 	return f;
 }
 
+bool
+kv_object_or_print(json_object *o)
+{
+	if (json_object_is_type(o, json_type_object))
+		return true;
+	printf("%s\n", fmt_json_string(o));
+	return false;
+}
+
 /* ---------------------------------------------------------------- table */
 
 /* Takes ownership of name. */

@@ -52,6 +52,9 @@ struct kv_field {
 /* o[key]; *found (may be NULL) tells a missing key from a null value. */
 json_object	*kv_get(json_object *o, const char *key, bool *found);
 bool		 kv_has(json_object *o, const char *key);
+/* Whether o is an object; anything else is printed as its JSON, so that a
+ * reply of an unexpected shape is still shown, not lost. */
+bool		 kv_object_or_print(json_object *o);
 /* One value as a malloc'd text; dfmt formats numbers when given. */
 char		*kv_text(json_object *v, const char *dfmt);
 

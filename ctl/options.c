@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "ctl.h"
 #include "fmt.h"
 #include "options.h"
 #include "proto.h"

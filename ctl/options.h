@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cmd.h"
+#include "ctl.h"
 
 /* Long-option values outside the range of short options. */
 enum {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,22 +16,39 @@
 #include "call.h"
 #include "cmd.h"
 #include "options.h"
-#include "output.h"
 #include "proto.h"
 #include "termsafe.h"
+
+/* The view of the command's entry for this result: its JSON view, else
+ * the text (or --all) view of the first of its kinds the result is, else
+ * its own. */
+static ctl_view_fn
+reply_view(const struct ctl *ctl, json_object *res)
+{
+	const struct ctl_cmd *cmd = ctl->cmd;
+	bool all = ctl->all && cmd->text_all != NULL;
+
+	if (ctl->json)
+		return cmd->json;
+	for (const struct ctl_kind *k = cmd->kinds; k != NULL &&
+	    k->is != NULL; k++) {
+		ctl_view_fn view = all ? k->text_all : k->text;
+
+		if (view != NULL && k->is(res))
+			return view;
+	}
+	return all ? cmd->text_all : cmd->text;
+}
 
 /* Show a reply's result with the command's view and check it. */
 static int
 show_reply(struct ctl *ctl, json_object *reply)
 {
-	output_view_fn view = ctl->json ? ctl->cmd->json :
-	    ctl->all && ctl->cmd->text_all != NULL ? ctl->cmd->text_all :
-	    ctl->cmd->text;
 	json_object *v = NULL;
 	int ret;
 
 	json_object_object_get_ex(reply, "result", &v);
-	view(v);
+	reply_view(ctl, v)(v);
 	ret = ctl->cmd->check != NULL ? ctl->cmd->check(ctl, v) : CTL_EXIT_OK;
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		fprintf(stderr, "stressctl: stdout: %s\n", strerror(errno));
