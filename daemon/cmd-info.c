@@ -2,9 +2,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "capacity.h"
 #include "cmd.h"
 #include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "memcap.h"
 #include "proto.h"
@@ -33,9 +33,8 @@ cmd_stats(struct control_conn *c, json_object *id, struct request_args *a)
 	json_object *o = lifecycle_stats_json();
 
 	(void)a;
-	/* Only while a search runs: stats' keys are the run's otherwise. */
-	if (capacity_active())
-		json_object_object_add(o, "capacity", capacity_status_json());
+	/* Only the job running now: stats' keys are the run's otherwise. */
+	job_add_status(o, true);
 	control_reply_ok(c, id, o);
 }
 
@@ -60,7 +59,7 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	    json_object_new_int64(run_id(pending)) : NULL);
 	json_object_object_add(o, "run",
 	    run != NULL ? run_status_json(run) : NULL);
-	json_object_object_add(o, "capacity", capacity_status_json());
+	job_add_status(o, false);	/* "capacity": null when none */
 	control_reply_ok(c, id, o);
 }
 
