@@ -1,4 +1,5 @@
-/* The commands that describe the daemon: stats, status, help, version. */
+/* The commands that describe the daemon: stats, status, version (help
+ * is the table's own, in cmd.c). */
 #include <unistd.h>
 
 #include "config.h"
@@ -63,31 +64,6 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	control_reply_ok(c, id, o);
 }
 
-/* Every entry of the command table. */
-static void
-cmd_help(struct control_conn *c, json_object *id, struct request_args *a)
-{
-	json_object *o, *list = json_object_new_array();
-
-	(void)a;
-	for (size_t i = 0; i < cmd_count; i++) {
-		json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "name",
-		    json_object_new_string(cmd_table[i]->name));
-		json_object_object_add(e, "usage",
-		    json_object_new_string(cmd_table[i]->usage));
-		json_object_object_add(e, "summary",
-		    json_object_new_string(cmd_table[i]->summary));
-		json_object_object_add(e, "read_only",
-		    json_object_new_boolean(cmd_table[i]->read_only));
-		json_object_array_add(list, e);
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "commands", list);
-	control_reply_ok(c, id, o);
-}
-
 static void
 cmd_version(struct control_conn *c, json_object *id, struct request_args *a)
 {
@@ -103,11 +79,6 @@ const struct cmd_entry cmd_stats_entry = {
 const struct cmd_entry cmd_status_entry = {
 	"status", "status", "daemon version, uptime and the current or "
 	"last run", true, NULL, request_check_none, cmd_status,
-};
-
-const struct cmd_entry cmd_help_entry = {
-	"help", "help", "list the commands", true, NULL, request_check_none,
-	cmd_help,
 };
 
 const struct cmd_entry cmd_version_entry = {
