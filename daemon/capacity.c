@@ -1,54 +1,48 @@
 /* The capacity search; see capacity.h.  The record's JSON is in
- * caprecord.c; this file drives the steps. */
+ * caprecord.c; this file drives the steps and is the job kind. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <event2/buffer.h>
 
 #include "capacity.h"
 #include "capsearch.h"
 #include "capstate.h"
-#include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "prom.h"
 #include "proto.h"
+#include "request.h"
 #include "run.h"
 #include "util.h"
 #include "verdict.h"
 
-struct capstate cap;
+static struct capstate cap;
 
-void
-capacity_opts_free(struct capacity_opts *o)
-{
-	for (size_t i = 0; i < CAPACITY_MAX_DIRS; i++) {
-		free(o->dirs[i]);
-		free(o->labels[i]);
-		o->dirs[i] = o->labels[i] = NULL;
-	}
-	o->ndirs = 0;
-}
+static void capacity_finish(void);
+static void capacity_tick(void);
+static json_object *capacity_status_json(void);
 
-bool
+static bool
 capacity_active(void)
 {
 	return cap.active;
 }
 
-unsigned
-capacity_id(void)
-{
-	return cap.active ? cap.id : 0;
-}
-
-int
-capacity_start(unsigned id, const struct stress_params *p,
-    struct capacity_opts *o)
+/* Start search id over the knobs p (dir: the first directory) and o
+ * (taken: the search owns its strings now).  0, or -1 out of memory. */
+static int
+start_search(unsigned id, const struct stress_params *p, struct capopts *o)
 {
 	capacity_finish();
 	memset(&cap, 0, sizeof(cap));
+	snprintf(cap.state_dir, sizeof(cap.state_dir), "%s",
+	    lifecycle_state_dir());
 	if (knobs_copy(&cap.base, p) == -1)
 		return -1;
 	cap.base.queue_creates = false;	/* as every step runs */
@@ -100,14 +94,14 @@ finish_search(enum capstate_state st, const char *fmt, ...)
 		cap.replied = true;
 		snprintf(msg, sizeof(msg), "capacity search %u %s before its "
 		    "first step: %s", cap.id, capstate_name(st), cap.reason);
-		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
-		    PROTO_ERR_NO_RUN, NULL, msg);
+		job_refused(PROTO_ERR_NO_RUN, NULL, msg);
 	}
-	control_complete_deferred(CONTROL_WAIT_CAPACITY_END,
-	    caprecord_json(&cap));
+	job_ended(caprecord_json(&cap));
 }
 
-void
+/* stop: the current step drains (or discards) and is marked stopped,
+ * the search ends stopped; why (NULL: a client) becomes its reason. */
+static void
 capacity_stop(bool drain, const char *why)
 {
 	struct run *r = lifecycle_run();
@@ -211,8 +205,7 @@ prepared(void)
 	if (r != NULL && run_id(r) == cap.step_run) {
 		if (!cap.replied) {
 			cap.replied = true;
-			control_complete_deferred(CONTROL_WAIT_CAPACITY_START,
-			    capacity_status_json());
+			job_started(capacity_status_json());
 		}
 		return;
 	}
@@ -221,12 +214,11 @@ prepared(void)
 		finish_search(CAPSTATE_STOPPED, "%s", cap.stop_why);
 		return;
 	}
-	msg = lifecycle_refusal(&field);
+	msg = lifecycle_refusal(&field, NULL);
 	if (!cap.replied) {
 		/* Nothing was done: the client hears why, no record stays. */
 		cap.replied = true;
-		control_fail_deferred(CONTROL_WAIT_CAPACITY_START,
-		    PROTO_ERR_BAD_ARGUMENT, field[0] != '\0' &&
+		job_refused(PROTO_ERR_BAD_ARGUMENT, field[0] != '\0' &&
 		    strcmp(field, "dir") != 0 ? field : "dirs[0]", msg);
 		caprecord_remove(&cap);
 		cap.no_record = true;
@@ -369,7 +361,8 @@ step_ended(struct run *r)
 		caprecord_write(&cap);
 }
 
-void
+/* From lifecycle_tick: judge the step, start the next, end the search. */
+static void
 capacity_tick(void)
 {
 	struct run *r;
@@ -397,7 +390,8 @@ capacity_tick(void)
 	start_step();
 }
 
-json_object *
+/* status/stats' "capacity": the search running now, or null. */
+static json_object *
 capacity_status_json(void)
 {
 	json_object *o;
@@ -432,7 +426,8 @@ capacity_status_json(void)
 	return o;
 }
 
-json_object *
+/* The record of search id (live, or NULL when it is not this one). */
+static json_object *
 capacity_record_json(unsigned id)
 {
 	return cap.id == id && cap.id != 0 && cap.o.ndirs > 0 &&
@@ -440,7 +435,7 @@ capacity_record_json(unsigned id)
 	    caprecord_json(&cap) : NULL;
 }
 
-bool
+static bool
 capacity_summary(char *buf, size_t len)
 {
 	char lo[48] = "", hi[48] = "";
@@ -459,12 +454,107 @@ capacity_summary(char *buf, size_t len)
 	return true;
 }
 
-void
+static void
 capacity_finish(void)
 {
 	knobs_free(&cap.base);
-	capacity_opts_free(&cap.o);
+	capopts_free(&cap.o);
 	free(cap.steps);
 	cap.steps = NULL;
 	cap.nsteps = cap.capsteps = 0;
 }
+
+/* The search running now: where it is and its bracket. */
+static void
+capacity_metrics(struct evbuffer *out)
+{
+	static const struct {
+		const char *key, *name, *help;
+	} g[] = {
+		{ "dir_index", "stressd_capacity_dir_index",
+		  "the directory being searched, from 0" },
+		{ "step", "stressd_capacity_step", "the step running, from 1" },
+		{ "rate", "stressd_capacity_offered_rate",
+		  "updates/s the current step offers" },
+		{ "kept_up_rate", "stressd_capacity_kept_up_rate",
+		  "the highest rate the directory kept up with so far" },
+		{ "behind_rate", "stressd_capacity_behind_rate",
+		  "the lowest rate the directory did not keep up with so far" },
+	};
+	json_object *st = capacity_status_json(), *v;
+	char labels[1200], dir[1024];
+
+	prom_header(out, "stressd_capacity_active", "gauge",
+	    "1 while a capacity search runs");
+	prom_sample(out, "stressd_capacity_active", NULL, st != NULL);
+	if (st == NULL)
+		return;
+	json_object_object_get_ex(st, "dir", &v);
+	prom_label_escape(dir, sizeof(dir), json_object_get_string(v));
+	json_object_object_get_ex(st, "id", &v);
+	snprintf(labels, sizeof(labels), "capacity_id=\"%d\",dir=\"%s\"",
+	    json_object_get_int(v), dir);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		if (!json_object_object_get_ex(st, g[i].key, &v) || v == NULL)
+			continue;	/* no bracket end yet */
+		prom_header(out, g[i].name, "gauge", g[i].help);
+		prom_sample(out, g[i].name, labels, json_object_get_double(v));
+	}
+	json_object_put(st);
+}
+
+/* The search takes an id of its own for its record; its first step is
+ * prepared by the tick that follows. */
+static int
+capacity_start(struct request_args *a, int update_fd)
+{
+	/* capreq.c refuses update_fd: a search replays no passed file. */
+	if (update_fd != -1)
+		close(update_fd);
+	return start_search(lifecycle_take_id(), &a->params, &a->cap);
+}
+
+static json_object *
+capacity_stop_reply(bool wait)
+{
+	json_object *res;
+
+	if (wait && cap.active)
+		return NULL;
+	res = json_object_new_object();
+	json_object_object_add(res, "capacity_id", json_object_new_int64(cap.id));
+	json_object_object_add(res, "state", json_object_new_string(cap.active ?
+	    "stopping" : "stopped"));
+	return res;
+}
+
+static void
+capacity_busy(char *buf, size_t len)
+{
+	snprintf(buf, len, "capacity search %u is running; stop it or wait "
+	    "for it first", cap.id);
+}
+
+static void
+capacity_recover_records(const char *state_dir, const struct config *cfg)
+{
+	(void)cfg;
+	caprecord_recover(state_dir);
+}
+
+const struct job_kind capacity_kind = {
+	.name = "capacity",
+	.record_file = "capacity.json",
+	.start = capacity_start,
+	.active = capacity_active,
+	.tick = capacity_tick,
+	.stop = capacity_stop,
+	.stop_reply = capacity_stop_reply,
+	.busy = capacity_busy,
+	.status_json = capacity_status_json,
+	.record_json = capacity_record_json,
+	.summary = capacity_summary,
+	.metrics = capacity_metrics,
+	.recover = capacity_recover_records,
+	.finish = capacity_finish,
+};

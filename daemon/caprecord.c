@@ -8,7 +8,6 @@
 
 #include "config.h"
 #include "capstate.h"
-#include "lifecycle.h"
 #include "log.h"
 #include "memcap.h"
 #include "report.h"
@@ -214,7 +213,7 @@ dir_json(const struct capstate *c, size_t d)
 }
 
 static json_object *
-search_json(const struct capacity_opts *o, double latency_bound)
+search_json(const struct capopts *o, double latency_bound)
 {
 	json_object *s = json_object_new_object();
 
@@ -299,22 +298,23 @@ caprecord_json(const struct capstate *c)
 }
 
 static void
-record_path(char *buf, size_t len, unsigned id, const char *name)
+record_path(char *buf, size_t len, const char *state_dir, unsigned id,
+    const char *name)
 {
-	snprintf(buf, len, "%s/runs/%u%s%s", lifecycle_state_dir(), id,
+	snprintf(buf, len, "%s/runs/%u%s%s", state_dir, id,
 	    name != NULL ? "/" : "", name != NULL ? name : "");
 }
 
 /* The object o whole into run id's directory as capacity.json. */
 static int
-write_record(unsigned id, json_object *o)
+write_record(const char *state_dir, unsigned id, json_object *o)
 {
 	char dir[4200], path[4300];
 	FILE *fp;
 	int rv = -1;
 
-	record_path(dir, sizeof(dir), id, NULL);
-	record_path(path, sizeof(path), id, "capacity.json");
+	record_path(dir, sizeof(dir), state_dir, id, NULL);
+	record_path(path, sizeof(path), state_dir, id, "capacity.json");
 	if (util_mkdir_p(dir, 0755) == -1 || (fp = util_tmp_open(path)) ==
 	    NULL)
 		goto out;
@@ -333,7 +333,7 @@ caprecord_write(const struct capstate *c)
 {
 	json_object *o = caprecord_json(c);
 
-	write_record(c->id, o);
+	write_record(c->state_dir, c->id, o);
 	json_object_put(o);
 }
 
@@ -342,8 +342,8 @@ caprecord_remove(const struct capstate *c)
 {
 	char dir[4200], path[4300];
 
-	record_path(dir, sizeof(dir), c->id, NULL);
-	record_path(path, sizeof(path), c->id, "capacity.json");
+	record_path(dir, sizeof(dir), c->state_dir, c->id, NULL);
+	record_path(path, sizeof(path), c->state_dir, c->id, "capacity.json");
 	unlink(path);
 	rmdir(dir);
 }
@@ -377,7 +377,7 @@ mark_interrupted(json_object *o)
 }
 
 void
-capacity_recover(const char *state_dir)
+caprecord_recover(const char *state_dir)
 {
 	unsigned *ids;
 	size_t n;
@@ -396,7 +396,7 @@ capacity_recover(const char *state_dir)
 		    json_object_is_type(st, json_type_string) &&
 		    strcmp(json_object_get_string(st), "running") == 0) {
 			mark_interrupted(o);
-			if (write_record(ids[i], o) == 0)
+			if (write_record(state_dir, ids[i], o) == 0)
 				log_info("capacity %u: marked interrupted",
 				    ids[i]);
 		}

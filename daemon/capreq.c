@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capacity.h"
+#include "capopts.h"
 #include "conffile.h"
 #include "knobs.h"
 #include "proto.h"
@@ -52,17 +52,17 @@ num_key(json_object *args, const char *key, double lo, bool open,
 }
 
 static int
-search_keys(json_object *args, struct capacity_opts *o,
+search_keys(json_object *args, struct capopts *o,
     struct request_error *err)
 {
-	double rep = CAPACITY_REPEATS;
+	double rep = CAPOPTS_REPEATS;
 
-	o->start_rate = CAPACITY_START_RATE;
-	o->max_rate = CAPACITY_MAX_RATE;
-	o->precision_pct = CAPACITY_PRECISION_PCT;
-	o->step_min = CAPACITY_STEP_MIN_S;
-	o->step_max = CAPACITY_STEP_MAX_S;
-	o->settle = CAPACITY_SETTLE_S;
+	o->start_rate = CAPOPTS_START_RATE;
+	o->max_rate = CAPOPTS_MAX_RATE;
+	o->precision_pct = CAPOPTS_PRECISION_PCT;
+	o->step_min = CAPOPTS_STEP_MIN_S;
+	o->step_max = CAPOPTS_STEP_MAX_S;
+	o->settle = CAPOPTS_SETTLE_S;
 	if (num_key(args, "start_rate", 0, true, 1e9, &o->start_rate,
 	    err) == -1 ||
 	    num_key(args, "max_rate", 0, true, 1e9, &o->max_rate, err) == -1 ||
@@ -107,7 +107,7 @@ search_keys(json_object *args, struct capacity_opts *o,
 	return 0;
 }
 
-/* An array of 1..CAPACITY_MAX_DIRS strings into out (strdup'ed). */
+/* An array of 1..CAPOPTS_MAX_DIRS strings into out (strdup'ed). */
 static int
 string_list(json_object *args, const char *key, char **out, size_t *n,
     struct request_error *err)
@@ -119,10 +119,10 @@ string_list(json_object *args, const char *key, char **out, size_t *n,
 		return 0;
 	if (!json_object_is_type(v, json_type_array) ||
 	    json_object_array_length(v) < 1 ||
-	    json_object_array_length(v) > CAPACITY_MAX_DIRS) {
+	    json_object_array_length(v) > CAPOPTS_MAX_DIRS) {
 		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
 		    "%s must be a list of 1 to %d strings", key,
-		    CAPACITY_MAX_DIRS);
+		    CAPOPTS_MAX_DIRS);
 		return -1;
 	}
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
@@ -148,7 +148,7 @@ string_list(json_object *args, const char *key, char **out, size_t *n,
 static int
 check_dirs(struct request_args *a, struct request_error *err)
 {
-	struct capacity_opts *o = &a->cap;
+	struct capopts *o = &a->cap;
 
 	for (size_t i = 0; i < o->ndirs; i++) {
 		struct stress_params scratch;
@@ -237,9 +237,9 @@ run_knobs(json_object *args, const struct config *cfg,
 	/* The search's defaults where the client set none (a profile's
 	 * RRD step of 300 s would let any queue pass a step of 30 s). */
 	if (!have_latency)
-		a->params.latency_bound = CAPACITY_LATENCY_BOUND_S;
+		a->params.latency_bound = CAPOPTS_LATENCY_BOUND_S;
 	if (!have_interval)
-		a->params.sample_interval = CAPACITY_SAMPLE_INTERVAL;
+		a->params.sample_interval = CAPOPTS_SAMPLE_INTERVAL;
 	return 0;
 }
 
@@ -265,7 +265,7 @@ int
 request_check_capacity(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
-	struct capacity_opts *o = &a->cap;
+	struct capopts *o = &a->cap;
 	size_t nlabels;
 
 	if (args == NULL || !json_object_object_get_ex(args, "dirs", NULL)) {
@@ -302,6 +302,6 @@ request_check_capacity(json_object *args, const struct config *cfg,
 	}
 	return 0;
 fail:
-	capacity_opts_free(o);
+	capopts_free(o);
 	return -1;
 }

@@ -52,14 +52,15 @@ struct capdir {
 struct capstate {
 	bool			 active;
 	unsigned		 id;
+	char			 state_dir[4096];	/* its record's */
 	enum capstate_state	 state;
 	char			 reason[1200];
 	struct stress_params	 base;
-	struct capacity_opts	 o;
+	struct capopts		 o;
 	time_t			 started, ended;
 	size_t			 di;		/* the directory searched */
 	struct capsearch	 cs;		/* its search */
-	struct capdir		 dirs[CAPACITY_MAX_DIRS];
+	struct capdir		 dirs[CAPOPTS_MAX_DIRS];
 	struct capstep		*steps;
 	int			 nsteps, capsteps;
 	unsigned		 step_run;	/* the step's run id; 0 */
@@ -86,5 +87,8 @@ void		 capstate_judge_dir(struct capstate *c, size_t d);
 json_object	*caprecord_json(const struct capstate *c);
 void		 caprecord_write(const struct capstate *c);
 void		 caprecord_remove(const struct capstate *c);
+/* At start: records of searches a crash left running are marked
+ * interrupted, their steps kept. */
+void		 caprecord_recover(const char *state_dir);
 
 #endif

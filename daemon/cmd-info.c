@@ -1,10 +1,11 @@
-/* The commands that describe the daemon: stats, status, help, version. */
+/* The commands that describe the daemon: stats, status, version (help
+ * is the table's own, in cmd.c). */
 #include <unistd.h>
 
 #include "config.h"
-#include "capacity.h"
 #include "cmd.h"
 #include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "memcap.h"
 #include "proto.h"
@@ -33,9 +34,8 @@ cmd_stats(struct control_conn *c, json_object *id, struct request_args *a)
 	json_object *o = lifecycle_stats_json();
 
 	(void)a;
-	/* Only while a search runs: stats' keys are the run's otherwise. */
-	if (capacity_active())
-		json_object_object_add(o, "capacity", capacity_status_json());
+	/* Only the job running now: stats' keys are the run's otherwise. */
+	job_add_status(o, true);
 	control_reply_ok(c, id, o);
 }
 
@@ -60,32 +60,7 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	    json_object_new_int64(run_id(pending)) : NULL);
 	json_object_object_add(o, "run",
 	    run != NULL ? run_status_json(run) : NULL);
-	json_object_object_add(o, "capacity", capacity_status_json());
-	control_reply_ok(c, id, o);
-}
-
-/* Every entry of the command table. */
-static void
-cmd_help(struct control_conn *c, json_object *id, struct request_args *a)
-{
-	json_object *o, *list = json_object_new_array();
-
-	(void)a;
-	for (size_t i = 0; i < cmd_count; i++) {
-		json_object *e = json_object_new_object();
-
-		json_object_object_add(e, "name",
-		    json_object_new_string(cmd_table[i]->name));
-		json_object_object_add(e, "usage",
-		    json_object_new_string(cmd_table[i]->usage));
-		json_object_object_add(e, "summary",
-		    json_object_new_string(cmd_table[i]->summary));
-		json_object_object_add(e, "read_only",
-		    json_object_new_boolean(cmd_table[i]->read_only));
-		json_object_array_add(list, e);
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "commands", list);
+	job_add_status(o, false);	/* "capacity": null when none */
 	control_reply_ok(c, id, o);
 }
 
@@ -104,11 +79,6 @@ const struct cmd_entry cmd_stats_entry = {
 const struct cmd_entry cmd_status_entry = {
 	"status", "status", "daemon version, uptime and the current or "
 	"last run", true, NULL, request_check_none, cmd_status,
-};
-
-const struct cmd_entry cmd_help_entry = {
-	"help", "help", "list the commands", true, NULL, request_check_none,
-	cmd_help,
 };
 
 const struct cmd_entry cmd_version_entry = {

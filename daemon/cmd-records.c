@@ -2,29 +2,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "capacity.h"
 #include "cmd.h"
 #include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "proto.h"
 #include "run.h"
 #include "runrecords.h"
 
-/* The record of run id: fresh for the current run, else from disk. */
+/* The record of id: fresh for the current run and a job's own record
+ * (a capacity search's, live while it runs), else from disk: a run's
+ * report.json, else a job's record file. */
 static json_object *
 report_of(unsigned id)
 {
-	struct run *run = lifecycle_run();
 	json_object *rep;
 
-	if (run != NULL && run_id(run) == id)
-		return run_report_json(run);
-	/* A capacity search's record: live while it runs. */
-	if ((rep = capacity_record_json(id)) != NULL ||
+	if ((rep = job_record_json(id)) != NULL ||
 	    (rep = runrecords_load(lifecycle_state_dir(), id)) != NULL)
 		return rep;
-	return runrecords_load_file(lifecycle_state_dir(), id,
-	    "capacity.json");
+	return job_record_load(lifecycle_state_dir(), id);
 }
 
 static void

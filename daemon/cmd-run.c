@@ -1,4 +1,6 @@
-/* The commands that start, stop and wait for runs. */
+/* The commands that start, stop and wait for jobs: a run, a capacity
+ * search.  Which kind a command starts is its job_find name; stop and
+ * wait act on the current job whatever its kind. */
 #include <sys/stat.h>
 
 #include <limits.h>
@@ -7,44 +9,45 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capacity.h"
+#include "capopts.h"
 #include "cmd.h"
 #include "conffile.h"
 #include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "policy.h"
 #include "proto.h"
-#include "run.h"
 
-/* One run at a time, none once shutting down. */
+/* One job at a time, none once shutting down. */
 static bool
 start_ready(struct control_conn *c, json_object *id)
 {
-	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
+	char why[256];
 
 	if (lifecycle_shutting_down()) {
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
 		    "stressd is shutting down");
 		return false;
 	}
-	if (capacity_active()) {
-		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
-		    "capacity search %u is running; stop it or wait for it "
-		    "first", capacity_id());
-		return false;
-	}
-	if (pending != NULL) {
-		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
-		    "run %u is being prepared", run_id(pending));
-		return false;
-	}
-	if (run_active(run)) {
-		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
-		    "run %u is %s; stop it or wait for it first",
-		    run_id(run), run_state_name(run_state(run)));
+	if (job_active()) {
+		job_busy(why, sizeof(why));
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL, "%s", why);
 		return false;
 	}
 	return true;
+}
+
+/* Start a job of kind name; the client hears once its first run has
+ * launched or been refused.  -1 when it could not start. */
+static int
+start_job(struct control_conn *c, json_object *id, const char *name,
+    struct request_args *a, int fd)
+{
+	if (job_start(job_find(name), a, fd) == -1)
+		return -1;
+	control_defer(c, id, CONTROL_WAIT_JOB_START);
+	job_tick();
+	return 0;
 }
 
 /*
@@ -97,76 +100,35 @@ cmd_start(struct control_conn *c, json_object *id, struct request_args *a)
 		    err);
 	else if (update_source(c, id, a, &fd) == -1)
 		;	/* refused */
-	else if (lifecycle_prepare(&a->params, fd) == -1)
+	else if (start_job(c, id, "run", a, fd) == -1)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start preparing the run: out of resources");
-	else
-		/* The reply comes once the files are checked (lifecycle_tick). */
-		control_defer(c, id, CONTROL_WAIT_START);
-}
-
-/* {"run_id": id, "state": state}, as stop answers. */
-static json_object *
-stopped_json(unsigned run, const char *state)
-{
-	json_object *res = json_object_new_object();
-
-	json_object_object_add(res, "run_id", json_object_new_int64(run));
-	json_object_object_add(res, "state", json_object_new_string(state));
-	return res;
+	/* else the reply comes once the files are checked (lifecycle_tick) */
 }
 
 static void
 cmd_stop(struct control_conn *c, json_object *id, struct request_args *a)
 {
-	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
+	json_object *res;
 
-	if (capacity_active()) {
-		unsigned cid = capacity_id();
-
-		capacity_stop(a->drain, NULL);
-		if (a->wait && capacity_active())
-			control_defer(c, id, CONTROL_WAIT_CAPACITY_END);
-		else {
-			json_object *res = json_object_new_object();
-
-			json_object_object_add(res, "capacity_id",
-			    json_object_new_int64(cid));
-			json_object_object_add(res, "state",
-			    json_object_new_string(capacity_active() ?
-			    "stopping" : "stopped"));
-			control_reply_ok(c, id, res);
-		}
-		return;
-	}
-	if (pending != NULL) {
-		/* Not started yet: it is refused when its preparation ends. */
-		lifecycle_cancel_pending();
-		control_reply_ok(c, id, stopped_json(run_id(pending),
-		    "stopped"));
-		return;
-	}
-	if (!run_active(run)) {
+	if (!job_active()) {
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, NULL,
 		    "no run is active");
 		return;
 	}
-	run_stop(run, a->drain, NULL);
-	if (a->wait)
-		control_defer(c, id, CONTROL_WAIT_RUN_END);
+	job_stop(a->drain, NULL);
+	if ((res = job_stop_reply(a->wait)) != NULL)
+		control_reply_ok(c, id, res);
 	else
-		control_reply_ok(c, id, stopped_json(run_id(run),
-		    run_state_name(run_state(run))));
+		control_defer(c, id, CONTROL_WAIT_JOB_END);
 }
 
 static void
 cmd_wait(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	(void)a;
-	if (capacity_active())
-		control_defer(c, id, CONTROL_WAIT_CAPACITY_END);
-	else if (run_active(lifecycle_run()) || lifecycle_pending() != NULL)
-		control_defer(c, id, CONTROL_WAIT_RUN_END);
+	if (job_active())
+		control_defer(c, id, CONTROL_WAIT_JOB_END);
 	else
 		control_reply_ok(c, id, lifecycle_stats_json());
 }
@@ -232,7 +194,7 @@ static bool
 dirs_exist(struct control_conn *c, json_object *id,
     const struct request_args *a)
 {
-	static char canon[CAPACITY_MAX_DIRS][PATH_MAX + 256];
+	static char canon[CAPOPTS_MAX_DIRS][PATH_MAX + 256];
 	char field[32];
 
 	for (size_t i = 0; i < a->cap.ndirs; i++) {
@@ -273,14 +235,10 @@ cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
 	}
 	if (update_source(c, id, a, &fd) == -1)
 		return;
-	if (capacity_start(lifecycle_take_id(), &a->params, &a->cap) == -1) {
+	/* The reply comes once the first step's files are checked. */
+	if (start_job(c, id, "capacity", a, fd) == -1)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start the search: out of memory");
-		return;
-	}
-	/* The reply comes once the first step's files are checked. */
-	control_defer(c, id, CONTROL_WAIT_CAPACITY_START);
-	capacity_tick();
 }
 
 const struct cmd_entry cmd_capacity_entry = {

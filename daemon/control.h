@@ -73,12 +73,11 @@ void	control_reply_ok(struct control_conn *c, json_object *id,
 void	control_reply_error(struct control_conn *c, json_object *id,
 	    const char *code, const char *field, const char *fmt, ...)
 	    __attribute__((format(printf, 5, 6)));
-/* What a parked connection waits for. */
+/* What a parked connection waits for: of the one job at a time, of any
+ * kind (job.h). */
 enum control_wait {
-	CONTROL_WAIT_START = 1,		/* the prepared run launched or not */
-	CONTROL_WAIT_RUN_END,		/* the run ended (wait, stop) */
-	CONTROL_WAIT_CAPACITY_START,	/* a search's first step launched */
-	CONTROL_WAIT_CAPACITY_END,	/* the search ended (wait, stop) */
+	CONTROL_WAIT_JOB_START = 1,	/* its first run launched or not */
+	CONTROL_WAIT_JOB_END,		/* the job ended (wait, stop) */
 };
 
 /* Answer later: the connection is parked until its event. */

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <event2/buffer.h>
 
-#include "capacity.h"
 #include "exposition.h"
 #include "hist.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "prom.h"
 #include "queue.h"
@@ -15,45 +15,6 @@
 #include "rrdfile.h"
 #include "run.h"
 #include "stats.h"
-
-/* The capacity search running now: where it is and its bracket. */
-static void
-render_capacity(struct evbuffer *out)
-{
-	static const struct {
-		const char *key, *name, *help;
-	} g[] = {
-		{ "dir_index", "stressd_capacity_dir_index",
-		  "the directory being searched, from 0" },
-		{ "step", "stressd_capacity_step", "the step running, from 1" },
-		{ "rate", "stressd_capacity_offered_rate",
-		  "updates/s the current step offers" },
-		{ "kept_up_rate", "stressd_capacity_kept_up_rate",
-		  "the highest rate the directory kept up with so far" },
-		{ "behind_rate", "stressd_capacity_behind_rate",
-		  "the lowest rate the directory did not keep up with so far" },
-	};
-	json_object *st = capacity_status_json(), *v;
-	char labels[1200], dir[1024];
-
-	prom_header(out, "stressd_capacity_active", "gauge",
-	    "1 while a capacity search runs");
-	prom_sample(out, "stressd_capacity_active", NULL, st != NULL);
-	if (st == NULL)
-		return;
-	json_object_object_get_ex(st, "dir", &v);
-	prom_label_escape(dir, sizeof(dir), json_object_get_string(v));
-	json_object_object_get_ex(st, "id", &v);
-	snprintf(labels, sizeof(labels), "capacity_id=\"%d\",dir=\"%s\"",
-	    json_object_get_int(v), dir);
-	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
-		if (!json_object_object_get_ex(st, g[i].key, &v) || v == NULL)
-			continue;	/* no bracket end yet */
-		prom_header(out, g[i].name, "gauge", g[i].help);
-		prom_sample(out, g[i].name, labels, json_object_get_double(v));
-	}
-	json_object_put(st);
-}
 
 /* The Prometheus exposition of the current or last run: gauges, the
  * counters as _total, the latency histograms in seconds, and a run_info
@@ -139,5 +100,5 @@ exposition_render(struct evbuffer *out, void *arg)
 	hist_destroy(e2p);
 	hist_destroy(call);
 	hist_destroy(fsync);
-	render_capacity(out);
+	job_metrics(out);	/* the jobs' own gauges */
 }

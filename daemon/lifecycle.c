@@ -4,8 +4,7 @@
 #include <sys/time.h>
 #include <event2/event.h>
 
-#include "capacity.h"
-#include "control.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "proto.h"
 #include "queue.h"
@@ -27,6 +26,7 @@ static struct {
 	const struct config *cfg;	/* profiles, allowed_dirs, defaults */
 	char		 refusal[PROTO_MAX_RUN_ERROR];	/* the last one */
 	char		 refusal_field[64];
+	const char	*refusal_code;	/* PROTO_ERR_* */
 } d;
 
 static void
@@ -52,7 +52,6 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 	    runrecords_lock(state_dir) == -1)
 		return -1;
 	d.next_id = runrecords_highest_id(state_dir) + 1;
-	capacity_recover(state_dir);
 	d.started = util_now();
 	return 0;
 }
@@ -60,7 +59,7 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 void
 lifecycle_finish(void)
 {
-	capacity_finish();
+	job_finish();
 	run_free(d.pending);
 	run_free(d.run);
 	d.pending = d.run = NULL;
@@ -107,9 +106,11 @@ lifecycle_take_id(void)
 }
 
 const char *
-lifecycle_refusal(const char **field)
+lifecycle_refusal(const char **field, const char **code)
 {
 	*field = d.refusal_field;
+	if (code != NULL)
+		*code = d.refusal_code != NULL ? d.refusal_code : PROTO_ERR_NO_RUN;
 	return d.refusal;
 }
 
@@ -151,26 +152,25 @@ lifecycle_cancel_pending(void)
 	run_cancel_setup(d.pending);
 }
 
-/* A prepared run either becomes the current run or is refused. */
+/* A prepared run either becomes the current run or is refused; the job
+ * that prepared it hears which. */
 static void
 launch_pending(void)
 {
 	struct run *r = d.pending;
 	const char *field;
 	char err[PROTO_MAX_RUN_ERROR];
-	json_object *res;
 	struct timeval tv;
 
 	d.pending = NULL;
 	/* A stop or a signal while preparing: the run never starts (its
-	 * queued creates included), and whoever waits hears so. */
+	 * queued creates included). */
 	if (d.cancel_pending || d.shutting_down) {
 		snprintf(d.refusal, sizeof(d.refusal), "%s", d.shutting_down ?
 		    "stressd is shutting down; the run was not started" :
 		    "the run was stopped before it started");
 		d.refusal_field[0] = '\0';
-		control_fail_deferred(CONTROL_WAIT_START, PROTO_ERR_NO_RUN,
-		    NULL, d.refusal);
+		d.refusal_code = PROTO_ERR_NO_RUN;
 		d.cancel_pending = false;
 		goto refused;
 	}
@@ -179,16 +179,13 @@ launch_pending(void)
 		/* Copied: the field may be the freed run's. */
 		snprintf(d.refusal_field, sizeof(d.refusal_field), "%s",
 		    field != NULL ? field : "");
-		control_fail_deferred(CONTROL_WAIT_START,
-		    PROTO_ERR_BAD_ARGUMENT, field, err);
+		d.refusal_code = PROTO_ERR_BAD_ARGUMENT;
 		goto refused;
 	}
 	d.next_id++;
 	run_free(d.run);
 	d.run = r;
-	res = run_status_json(r);
-	json_object_object_add(res, "run_id", json_object_new_int64(run_id(r)));
-	control_complete_deferred(CONTROL_WAIT_START, res);
+	job_run_event(JOB_RUN_LAUNCHED);
 	/* The sampler is a timer of the event loop: a snapshot is a short
 	 * lock of the queue, no thread of its own. */
 	tv.tv_sec = (time_t)run_sample_interval(r);
@@ -198,8 +195,7 @@ launch_pending(void)
 	return;
 refused:
 	run_free(r);
-	/* Those who waited for the run's end get the last run as it is. */
-	control_complete_deferred(CONTROL_WAIT_RUN_END, lifecycle_stats_json());
+	job_run_event(JOB_RUN_REFUSED);
 }
 
 void
@@ -209,10 +205,9 @@ lifecycle_tick(void)
 		launch_pending();
 	if (d.run != NULL && run_active(d.run) && run_tick(d.run)) {
 		event_del(d.sample_ev);
-		control_complete_deferred(CONTROL_WAIT_RUN_END,
-		    run_stats_json(d.run));
+		job_run_event(JOB_RUN_ENDED);
 	}
-	capacity_tick();
+	job_tick();
 }
 
 void
@@ -220,9 +215,11 @@ lifecycle_shutdown(bool drain, const char *why)
 {
 	d.shutting_down = true;	/* a pending run is refused, not started */
 	run_cancel_setup(d.pending);
-	if (capacity_active())
-		capacity_stop(drain, why);
-	if (run_active(d.run))
+	/* The job stops its run; a run no job holds (none should be) is
+	 * stopped here. */
+	if (job_active())
+		job_stop(drain, why);
+	else if (run_active(d.run))
 		run_stop(d.run, drain, why);
 }
 
@@ -235,7 +232,7 @@ lifecycle_shutting_down(void)
 bool
 lifecycle_quiescent(void)
 {
-	return d.pending == NULL && !run_active(d.run) && !capacity_active();
+	return d.pending == NULL && !run_active(d.run) && !job_active();
 }
 
 uint64_t
@@ -263,6 +260,6 @@ lifecycle_stuck(double limit)
 void
 lifecycle_summary(char *buf, size_t len)
 {
-	if (!capacity_summary(buf, len))
+	if (!job_summary(buf, len))
 		run_summary(d.run, buf, len);
 }

@@ -11,17 +11,19 @@
 #include <systemd/sd-daemon.h>
 
 #include "config.h"
+#include "capacity.h"
 #include "cmd.h"
 #include "conffile.h"
 #include "control.h"
 #include "exposition.h"
 #include "fdbudget.h"
+#include "job.h"
+#include "jobrun.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "memcap.h"
 #include "prom.h"
 #include "proto.h"
-#include "recover.h"
 #include "rrdfile.h"
 #include "util.h"
 
@@ -461,6 +463,11 @@ main(int argc, char *argv[])
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
+	/* The kinds of job, in the order report and runs ask them for a
+	 * live record. */
+	if (job_register(&jobrun_kind) == -1 ||
+	    job_register(&capacity_kind) == -1)
+		fatalx("cannot register the job kinds");
 	if (lifecycle_init(base, cfg->state_dir, cfg->socket) == -1)
 		fatalx("state directory %s is not usable", cfg->state_dir);
 	lifecycle_set_config(cfg);
@@ -468,8 +475,8 @@ main(int argc, char *argv[])
 	    cfg->socket_group, cmd_dispatch) == -1)
 		fatalx("cannot listen on %s", cfg->socket);
 	/* Once the socket is ours (no other stressd serves this state) and
-	 * before the loop serves it: runs a crash left active. */
-	recover_runs(cfg->state_dir, cfg, RECOVER_BUDGET_S);
+	 * before the loop serves it: runs and jobs a crash left active. */
+	job_recover(cfg->state_dir, cfg);
 	start_metrics();
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);

@@ -410,5 +410,5 @@ void
 request_args_free(struct request_args *a)
 {
 	knobs_free(&a->params);
-	capacity_opts_free(&a->cap);
+	capopts_free(&a->cap);
 }

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 #include <json-c/json.h>
 
-#include "capacity.h"
+#include "capopts.h"
 #include "knobs.h"
 #include "proto.h"
 
@@ -92,7 +92,7 @@ struct request_args {
 	bool			update_fd;
 	bool			update_path_given;
 	struct stress_params	params;	/* start: the run's knobs */
-	struct capacity_opts	cap;	/* capacity: the search's own */
+	struct capopts	cap;	/* capacity: the search's own */
 };
 
 struct config;

@@ -5,6 +5,9 @@
 #   run records, the exposition, prom;
 # - control.c and request.c, which frame and check requests, never include
 #   the commands or the run they act on (no include circle);
+# - job.c, lifecycle.c and request.c never include a job kind (a header
+#   declaring a struct job_kind): lifecycle drives kinds through their
+#   tables, which main.c registers;
 # - runpriv.h (struct run itself) is for the run*.c files only;
 # - common/ includes only common/.
 set -u
@@ -37,6 +40,17 @@ for f in daemon/control.c daemon/control.h daemon/request.c daemon/request.h; do
 			echo "$f includes $h: framing and checks stay below the commands"
 			bad=1;;
 		esac
+	done
+done
+kinds=$(grep -l '^extern const struct job_kind' daemon/*.h | xargs -r -n1 basename)
+for f in daemon/job.c daemon/job.h daemon/lifecycle.c daemon/lifecycle.h \
+    daemon/request.c daemon/request.h; do
+	[ -e "$f" ] || continue
+	for h in $(includes "$f"); do
+		if grep -qx "$h" <<<"$kinds"; then
+			echo "$f includes $h: a job kind is reached through its table only"
+			bad=1
+		fi
 	done
 done
 for f in $(grep -l '^#include "runpriv.h"' daemon/*.[ch] tests/unit/*.c); do
