@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "cmd.h"
+#include "cmdentry.h"
 #include "control.h"
 #include "job.h"
 #include "lifecycle.h"

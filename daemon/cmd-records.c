@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cmd.h"
+#include "cmdentry.h"
 #include "control.h"
 #include "job.h"
 #include "lifecycle.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "capopts.h"
-#include "cmd.h"
+#include "cmdentry.h"
 #include "conffile.h"
 #include "control.h"
 #include "job.h"

@@ -3,7 +3,9 @@
  * command, carrying everything about it.  Dispatch, `help`, the access
  * check and the fuzzer are all generated from it.  Each family of
  * commands exports its entries from a file of its own (cmd-run.c,
- * cmd-info.c, cmd-records.c); cmd.c lists them.
+ * cmd-info.c, cmd-records.c); cmd.c lists them.  What an entry is lives
+ * in cmdentry.h, which the families include: they never include the
+ * table that lists them.
  */
 #ifndef STRESSD_CMD_H
 #define STRESSD_CMD_H
@@ -12,25 +14,7 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#include "request.h"
-
-struct control_conn;
-
-struct cmd_entry {
-	const char	*name;
-	const char	*usage;
-	const char	*summary;	/* one line for `help` */
-	bool		 read_only;	/* false: changes state; writers only,
-					   logged */
-	/* NULL, or whether the command can run now at all (it replied if
-	 * not); asked before the arguments are checked. */
-	bool		(*ready)(struct control_conn *c, json_object *id);
-	request_check_fn check;		/* its arguments (request.c) */
-	/* Runs it with the checked arguments, freed once it returns: it
-	 * replies or defers (control.h). */
-	void		(*handler)(struct control_conn *c, json_object *id,
-			    struct request_args *a);
-};
+#include "cmdentry.h"
 
 /* Every command, in the order `help` lists them. */
 extern const struct cmd_entry *const	cmd_table[];

@@ -17,7 +17,7 @@ build=${TOP_BUILDDIR:-$top}
 cd "$top" || exit 99
 top=$PWD
 work=$(mktemp -d) || exit 99
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEPWORK:-}" ] || rm -rf "$work"' EXIT
 
 # mod FILE: the module a source file belongs to (dir/name).
 declare -A modof
@@ -68,15 +68,24 @@ while read -r d n kind sym; do
 	from=${modof[$d/$n.c]:-$d/$n}
 	echo "$from $kind $sym"
 done <"$work/syms" >"$work/msyms"
-awk '$2 == "D" { def[$3] = $1; next }
-    { use[NR] = $1 " " $3 }
+# The two programs define names of their own alike (cmd_start_entry):
+# a use resolves within its program's folder, or in common/.
+awk '{ split($1, p, "/") }
+    $2 == "D" { def[p[1] " " $3] = $1; next }
+    { use[NR] = p[1] " " $1 " " $3 }
     END {
 	for (i in use) {
 		split(use[i], u, " ")
-		if ((u[2] in def) && def[u[2]] != u[1])
-			print u[1], def[u[2]], "calls " u[2]
+		if ((u[1] " " u[3]) in def)
+			to = def[u[1] " " u[3]]
+		else if (("common " u[3]) in def)
+			to = def["common " u[3]]
+		else
+			continue
+		if (to != u[2])
+			print u[2], to, "calls " u[3]
 	}
-    }' "$work/msyms" "$work/msyms" | sort -u >>"$work/edges"
+    }' "$work/msyms" | sort -u >>"$work/edges"
 
 # A checker that reads no edges would pass anything: both kinds must be there.
 for kind in includes calls; do

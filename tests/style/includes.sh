@@ -36,7 +36,7 @@ done
 for f in daemon/control.c daemon/control.h daemon/request.c daemon/request.h; do
 	for h in $(includes "$f"); do
 		case $h in
-		cmd.h|cmd-*.h|lifecycle.h|runrecords.h|exposition.h|run.h)
+		cmd.h|cmdentry.h|cmd-*.h|lifecycle.h|runrecords.h|exposition.h|run.h)
 			echo "$f includes $h: framing and checks stay below the commands"
 			bad=1;;
 		esac
