@@ -275,6 +275,10 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 			records_error(ctx, "%s", err);
 			free(err);
 			rc = CTL_EXIT_ERROR;
+		} else if ((err = caprec_version_warning(v[i])) != NULL) {
+			records_error(ctx, "warning: %s %s", ctx->nruns > i ?
+			    ctx->runs[i] : "the record", err);
+			free(err);
 		}
 	}
 	if (rc == CTL_EXIT_OK)

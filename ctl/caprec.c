@@ -128,15 +128,12 @@ parse_top(struct recparse *p, json_object *o, struct caprec *r)
 	if (strcmp(schema, CAPREC_SCHEMA) != 0)
 		return recparse_fail(p, "schema", "\"%s\", not \"%s\"",
 		    schema, CAPREC_SCHEMA);
-	if (!recparse_int(p, o, "schema_version", REQ, &r->schema_version,
-	    &has))
+	/* Another version is read as this one, as a newer run report is
+	 * (records.c): the caller warns, and what it lacks shows as "-",
+	 * so no record that displayed before is refused for its version. */
+	if (!recparse_int(p, o, "schema_version", OPT, &r->schema_version,
+	    &r->has_schema_version))
 		return false;
-	/* A version this stressctl does not know may mean anything by the
-	 * same names. */
-	if (r->schema_version < 1 || r->schema_version > CAPREC_VERSION)
-		return recparse_fail(p, "schema_version", "%lld, this "
-		    "stressctl reads %d", (long long)r->schema_version,
-		    CAPREC_VERSION);
 	if (!recparse_int(p, o, "id", REQ, &r->id, &has) ||
 	    !recparse_str(p, o, "state", REQ, &r->state) ||
 	    !recparse_str(p, o, "reason", OPT, &r->reason) ||
@@ -207,6 +204,19 @@ fail:
 		free(recparse_take_error(&p));
 	caprec_free(r);
 	return NULL;
+}
+
+char *
+caprec_version_warning(const struct caprec *r)
+{
+	if (!r->has_schema_version)
+		return fmt_xprintf("has no schema_version, this stressctl "
+		    "reads schema_version %d", CAPREC_VERSION);
+	if (r->schema_version == CAPREC_VERSION)
+		return NULL;
+	return fmt_xprintf("has schema_version %lld, this stressctl reads "
+	    "schema_version %d", (long long)r->schema_version,
+	    CAPREC_VERSION);
 }
 
 void

@@ -18,7 +18,8 @@
 #include <json-c/json.h>
 
 #define CAPREC_SCHEMA	"stressd-capacity"
-/* The schema_version this stressctl reads. */
+/* The schema_version this stressctl reads (another is read with a
+ * warning, as a newer run report is). */
 #define CAPREC_VERSION	1
 
 /* A step's (or a directory's at_capacity) figures; NAN when absent. */
@@ -67,7 +68,8 @@ struct caprec_search {
 
 struct caprec {
 	json_object		*json;		/* the record as read (a ref) */
-	int64_t			 schema_version;
+	int64_t			 schema_version;	/* any: see below */
+	bool			 has_schema_version;
 	int64_t			 id;		/* required */
 	const char		*state;		/* required */
 	const char		*reason;
@@ -92,6 +94,10 @@ bool		 caprec_is_record(json_object *o);
  * naming the member: "capacity record: dirs[1].label: not a string".
  */
 struct caprec	*caprec_parse(json_object *o, char **err);
+/* NULL for a record of CAPREC_VERSION; else what to warn about ("has
+ * schema_version 2, this stressctl reads schema_version 1"), malloc'd:
+ * such a record is read as this version, what it lacks absent. */
+char		*caprec_version_warning(const struct caprec *r);
 void		 caprec_free(struct caprec *r);
 
 #endif

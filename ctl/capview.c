@@ -35,21 +35,23 @@ capview_is_record(json_object *o)
 
 /* The views of JSON records, for callers that have no structs: the n
  * records parsed into *v, *m of them (one that does not parse is left
- * out, its error said on stderr). */
+ * out, its error said on stderr, as is the warning of another version). */
 static const struct caprec *const *
 parse_all(json_object *const *recs, int n, int *m)
 {
 	struct caprec **v = fmt_nomem(calloc((size_t)n + 1, sizeof(*v)));
-	char *err = NULL;
 
 	*m = 0;
-	for (int i = 0; i < n; i++)
-		if ((v[*m] = caprec_parse(recs[i], &err)) != NULL)
-			(*m)++;
-		else {
-			fprintf(stderr, "stressctl: %s\n", err);
-			free(err);
-		}
+	for (int i = 0; i < n; i++) {
+		char *err = NULL;
+
+		if ((v[*m] = caprec_parse(recs[i], &err)) == NULL ||
+		    (err = caprec_version_warning(v[*m])) != NULL)
+			fprintf(stderr, "stressctl: %s%s\n", v[*m] != NULL ?
+			    "warning: the capacity record " : "", err);
+		free(err);
+		*m += v[*m] != NULL;
+	}
 	return (const struct caprec *const *)v;
 }
 

@@ -86,6 +86,11 @@ parse_recs(const struct records_ctx *ctx, json_object **recs, int n,
 			free(err);
 			return false;
 		}
+		if ((err = caprec_version_warning(v[i])) != NULL) {
+			records_error(ctx, "warning: %s %s", ctx->nruns > i ?
+			    ctx->runs[i] : "the record", err);
+			free(err);
+		}
 	}
 	return true;
 }

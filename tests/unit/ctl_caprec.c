@@ -172,6 +172,19 @@ version_2(json_object *o)
 }
 
 static void
+no_version(json_object *o)
+{
+	json_object_object_del(o, "schema_version");
+}
+
+static void
+version_mistyped(json_object *o)
+{
+	json_object_object_add(o, "schema_version",
+	    json_object_new_string("1"));
+}
+
+static void
 dirs_object(json_object *o)
 {
 	json_object_object_add(o, "dirs", json_object_new_object());
@@ -204,8 +217,8 @@ test_refused(void **state)
 		{ bad_index, "capacity record: steps[2].dir_index: 3: the "
 		    "record has 3 directories" },
 		{ no_state, "capacity record: state: missing" },
-		{ version_2, "capacity record: schema_version: 2, this "
-		    "stressctl reads 1" },
+		{ version_mistyped, "capacity record: schema_version: not "
+		    "an integer" },
 		{ dirs_object, "capacity record: dirs: not an array" },
 		{ at_capacity_mistyped, "capacity record: "
 		    "dirs[1].at_capacity.queue_p99: not a number" },
@@ -217,6 +230,47 @@ test_refused(void **state)
 
 		assert_string_equal(err, cases[i].msg);
 		free(err);
+	}
+}
+
+/* Another schema_version is read as version 1, as a newer run report is,
+ * with a warning for the caller to show: a record that displayed before
+ * versions were checked still displays. */
+static void
+test_other_version(void **state)
+{
+	static const struct {
+		void		(*edit)(json_object *);
+		const char	*warning;
+	} cases[] = {
+		{ version_2, "has schema_version 2, this stressctl reads "
+		    "schema_version 1" },
+		{ no_version, "has no schema_version, this stressctl reads "
+		    "schema_version 1" },
+	};
+	json_object *o = fixture("capacity-alpha.json");
+	struct caprec *r;
+	char *err = NULL;
+
+	(void)state;
+	assert_non_null(r = caprec_parse(o, &err));
+	assert_null(caprec_version_warning(r));
+	caprec_free(r);
+	json_object_put(o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		o = fixture("capacity-alpha.json");
+		cases[i].edit(o);
+		r = caprec_parse(o, &err);
+		assert_null(err);
+		assert_non_null(r);
+		assert_int_equal(r->ndirs, 3);
+		assert_string_equal(r->dirs[1].dir, "/mnt/xfs/s");
+		err = caprec_version_warning(r);
+		assert_string_equal(err, cases[i].warning);
+		free(err);
+		err = NULL;
+		caprec_free(r);
+		json_object_put(o);
 	}
 }
 
@@ -262,6 +316,7 @@ main(void)
 		cmocka_unit_test(test_alpha),
 		cmocka_unit_test(test_beta),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_not_record),
 	};
 
