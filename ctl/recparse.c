@@ -2,6 +2,7 @@
  * (see recparse.h). */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -174,4 +175,35 @@ recparse_arr(struct recparse *p, json_object *o, const char *key, bool req,
 		return recparse_fail(p, key, "not an array");
 	*out = v;
 	return true;
+}
+
+bool
+recparse_number(struct recparse *p, json_object *o, const char *key,
+    bool req, struct recparse_number *out)
+{
+	bool ok;
+	json_object *v = member(p, o, key, req, &ok);
+
+	memset(out, 0, sizeof(*out));
+	out->d = NAN;
+	if (v == NULL)
+		return ok;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return recparse_fail(p, key, "not a number");
+	out->has = true;
+	out->is_int = json_object_is_type(v, json_type_int);
+	out->i = out->is_int ? json_object_get_int64(v) : 0;
+	out->d = json_object_get_double(v);
+	return true;
+}
+
+char *
+recparse_number_text(const struct recparse_number *n, const char *dfmt)
+{
+	if (!n->has)
+		return fmt_xstrdup("-");
+	if (n->is_int && dfmt == NULL)
+		return fmt_xprintf("%" PRId64, n->i);
+	return fmt_xprintf(dfmt != NULL ? dfmt : "%g", n->d);
 }

@@ -24,6 +24,15 @@ struct recparse {
 	char		*err;		/* the first error (malloc'd), or NULL */
 };
 
+/* A number as the record wrote it: an integer stays one, so that a view
+ * prints it as written (see recparse_number_text). */
+struct recparse_number {
+	bool	has;		/* false: absent (d is NAN) */
+	bool	is_int;
+	int64_t	i;		/* the integer, when is_int */
+	double	d;		/* the value, also of an integer */
+};
+
 #define RECPARSE_REQ	true
 #define RECPARSE_OPT	false
 
@@ -57,5 +66,13 @@ bool		 recparse_obj(struct recparse *p, json_object *o,
 		    const char *key, bool req, json_object **out);
 bool		 recparse_arr(struct recparse *p, json_object *o,
 		    const char *key, bool req, json_object **out);
+/* Member key of o, a number kept as written (*out absent when it is
+ * absent); false, the error recorded, as recparse_num. */
+bool		 recparse_number(struct recparse *p, json_object *o,
+		    const char *key, bool req, struct recparse_number *out);
+/* n as a malloc'd text: with dfmt (a printf format of a double), else an
+ * integer as one and another number with "%g"; "-" when absent. */
+char		*recparse_number_text(const struct recparse_number *n,
+		    const char *dfmt);
 
 #endif

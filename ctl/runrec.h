@@ -39,12 +39,85 @@ struct runrec_warning {
 	const char	*code, *message;	/* required */
 };
 
-/* One of queue_depth's gauges. */
+/* A histogram's entry: {value, [upper,] count}. */
+struct runrec_bucket {
+	int64_t		 value, upper, count;
+	bool		 has_upper;	/* a range value..upper */
+};
+
+/* One of queue_depth's gauges, or rrdcached's queue_length. */
 struct runrec_depth {
-	bool		 has;
-	int64_t		 samples;
-	double		 average, min, max, p50, p90, p99;
-	json_object	*histogram;	/* [{value, [upper,] count}] checked */
+	bool			 has;
+	int64_t			 samples;
+	double			 average;
+	struct recparse_number	 min, max, p50, p90, p99;
+	json_object		*histogram;	/* the array, checked */
+	struct runrec_bucket	*buckets;	/* its entries */
+	size_t			 nbuckets;
+};
+
+/* One of latency_ms's summaries (ms). */
+struct runrec_latency {
+	bool			 has;
+	struct recparse_number	 count, min, mean, p50, p90, p99, p999, max;
+};
+
+/* rrdcached's STATS figures the report shows grow over the run. */
+struct runrec_rrdc_stats {
+	double	updates_received, data_sets_written, updates_written;
+};
+
+/* "rrdcached": a target rrdcached's queue beside ours. */
+struct runrec_rrdcached {
+	bool			 has;
+	const char		*address;
+	struct runrec_depth	 queue;		/* queue_length */
+	int			 restarted;	/* 1, 0, -1: not said */
+	struct runrec_rrdc_stats at_start, latest;
+	double			 flush_s, samples_without_stats;
+};
+
+/* "recount": an interrupted run's updates counted on disk. */
+struct runrec_recount {
+	bool			 has;
+	const char		*skipped;	/* why not, or NULL */
+	struct recparse_number	 updates_on_disk;
+	double			 files_read, seconds;
+};
+
+/* What the views show of "counters" and "throughput". */
+struct runrec_counters {
+	struct recparse_number	 updates_completed, updates_failed, dropped;
+	struct recparse_number	 creates_completed, discarded;
+	struct recparse_number	 creates_discarded, update_calls;
+};
+
+struct runrec_throughput {
+	struct recparse_number	 since_first_update, all_time;
+	struct recparse_number	 creates_per_s, ops_per_update;
+};
+
+/* "generators": whether the queue's memory bound held them back. */
+struct runrec_generators {
+	bool			 has;
+	int			 held_back;	/* 1, 0, -1: not said */
+	double			 wait_s, queue_memory_max_bytes;
+	double			 queue_memory_peak_bytes;
+	struct recparse_number	 waits;
+};
+
+/* "cold_cache" (sync drop-caches or drop-host-caches). */
+struct runrec_cold_cache {
+	const char		*method, *first_error;
+	double			 seconds, files, failed;
+	double			 resident_before_bytes, resident_after_bytes;
+};
+
+/* "errors". */
+struct runrec_errors {
+	struct recparse_number	 count, updates_failed, creates_failed;
+	const char		**first_messages;
+	size_t			 nfirst_messages;
 };
 
 struct runrec {
@@ -71,9 +144,22 @@ struct runrec {
 	struct runrec_verdict	 verdict;
 	struct runrec_warning	*warnings;
 	size_t			 nwarnings;
-	double			 samples, sample_interval_s;
+	struct recparse_number	 samples;
+	double			 sample_interval_s;
 	struct runrec_depth	 sig, total;	/* queue_depth's two */
-	bool			 has_recount;
+	bool			 has_recount;	/* recount.has */
+	struct runrec_recount	 recount;
+	struct runrec_counters	 counters;
+	struct runrec_throughput throughput;
+	struct runrec_generators generators;
+	struct runrec_cold_cache cold_cache;
+	double			 memory_limit_bytes;	/* memory. */
+	const char		*memory_source;
+	struct runrec_rrdcached	 rrdcached;
+	struct runrec_latency	 enqueue_to_persist, update_call, fdatasync;
+	struct runrec_errors	 errors;
+	/* files: where the run's files were written */
+	const char		*samples_csv, *metrics_rrd;
 };
 
 /*

@@ -59,7 +59,7 @@ test_fixture(void **state)
 	assert_string_equal(r->warnings[2].code, "no_queue");
 	assert_true(r->sig.has);
 	assert_int_equal(r->sig.samples, 15);
-	assert_float_equal(r->sig.max, 1, 0);
+	assert_float_equal(r->sig.max.d, 1, 0);
 	assert_non_null(r->sig.histogram);
 	assert_false(r->has_recount);
 	assert_ptr_equal(r->json, o);
@@ -144,6 +144,144 @@ test_refused(void **state)
 	}
 }
 
+/* The figures the report and compare show, read as the record wrote
+ * them: integers stay integers, so they print as written. */
+static void
+test_figures(void **state)
+{
+	json_object *o = fixture();
+	struct runrec *r = runrec_parse(o, NULL);
+	char *t;
+
+	(void)state;
+	assert_non_null(r);
+	assert_true(r->counters.updates_completed.is_int);
+	assert_int_equal(r->counters.updates_completed.i, 3000);
+	assert_true(r->update_call.has);
+	assert_false(r->update_call.p99.is_int);
+	assert_float_equal(r->update_call.p99.d, 0.234495, 0);
+	t = recparse_number_text(&r->update_call.p99, "%.3f");
+	assert_string_equal(t, "0.234");
+	free(t);
+	t = recparse_number_text(&r->samples, NULL);
+	assert_string_equal(t, "15");
+	free(t);
+	assert_false(r->rrdcached.has);
+	assert_true(r->generators.has);
+	assert_int_equal(r->generators.held_back, 0);
+	assert_null(r->cold_cache.method);
+	assert_true(isnan(r->memory_limit_bytes));
+	assert_int_equal(r->errors.nfirst_messages, 0);
+	assert_string_equal(r->samples_csv,
+	    "/var/lib/stressd/runs/1/samples.csv");
+	assert_true(r->sig.nbuckets > 0);
+	assert_int_equal(r->sig.buckets[0].value, 0);
+	assert_false(r->sig.buckets[0].has_upper);
+	assert_false(r->recount.has);
+	/* what a record lacks prints as "-" */
+	assert_false(r->rrdcached.queue.p99.has);
+	t = recparse_number_text(&r->rrdcached.queue.p99, NULL);
+	assert_string_equal(t, "-");
+	free(t);
+	runrec_free(r);
+	json_object_put(o);
+}
+
+/* A figure mistyped at a dotted path of objects: refused, named. */
+static char *
+broken_at(const char *path, const char *key, json_object *v)
+{
+	json_object *o = fixture(), *at = o;
+	char buf[128], *seg, *save = NULL;
+	char *err = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (seg = strtok_r(buf, ".", &save); seg != NULL;
+	    seg = strtok_r(NULL, ".", &save)) {
+		json_object *next;
+
+		if (!json_object_object_get_ex(at, seg, &next) ||
+		    next == NULL) {
+			next = json_object_new_object();
+			json_object_object_add(at, seg, next);
+		}
+		at = next;
+	}
+	if (v == NULL)
+		json_object_object_del(at, key);
+	else
+		json_object_object_add(at, key, v);
+	assert_null(runrec_parse(o, &err));
+	assert_non_null(err);
+	json_object_put(o);
+	return err;
+}
+
+static void
+test_figures_refused(void **state)
+{
+	static const struct {
+		const char	*path, *key, *json, *msg;
+	} cases[] = {
+		{ "counters", "updates_completed", "\"3000\"",
+		  "counters.updates_completed: not a number" },
+		{ "throughput", "ops_per_update", "true",
+		  "throughput.ops_per_update: not a number" },
+		{ "latency_ms.update_call", "p99", "[]",
+		  "latency_ms.update_call.p99: not a number" },
+		{ "latency_ms", "fdatasync", "3",
+		  "latency_ms.fdatasync: not an object" },
+		{ "errors", "first_messages", "[1]",
+		  "errors.first_messages[0]: not a string" },
+		{ "queue_depth.total_operations_pending", "p99", "\"5\"",
+		  "queue_depth.total_operations_pending.p99: not a number" },
+		{ "rrdcached.queue_length", "max", "{}",
+		  "rrdcached.queue_length.max: not a number" },
+		{ "rrdcached", "restarted", "1",
+		  "rrdcached.restarted: not a boolean" },
+		{ "rrdcached.latest", "UpdatesWritten", "\"9\"",
+		  "rrdcached.latest.UpdatesWritten: not a number" },
+		{ "generators", "held_back", "\"no\"",
+		  "generators.held_back: not a boolean" },
+		{ "recount", "updates_on_disk", "\"7\"",
+		  "recount.updates_on_disk: not a number" },
+		{ "files", "samples_csv", "4",
+		  "files.samples_csv: not a string" },
+		{ "memory", "source", "false", "memory.source: not a string" },
+		{ "cold_cache", "seconds", "\"1\"",
+		  "cold_cache.seconds: not a number" },
+		{ "", "samples", "\"15\"", "samples: not a number" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *err = broken_at(cases[i].path, cases[i].key,
+		    json_tokener_parse(cases[i].json));
+		char want[200];
+
+		snprintf(want, sizeof(want), "run report: %s", cases[i].msg);
+		assert_string_equal(err, want);
+		free(err);
+	}
+	/* a histogram's entry without its count */
+	{
+		json_object *o = fixture(), *qd, *sig, *h;
+		char *err = NULL;
+
+		assert_true(json_object_object_get_ex(o, "queue_depth", &qd));
+		assert_true(json_object_object_get_ex(qd,
+		    "significant_ops_pending", &sig));
+		assert_true(json_object_object_get_ex(sig, "histogram", &h));
+		json_object_object_del(json_object_array_get_idx(h, 0),
+		    "count");
+		assert_null(runrec_parse(o, &err));
+		assert_string_equal(err, "run report: queue_depth."
+		    "significant_ops_pending.histogram[0].count: missing");
+		free(err);
+		json_object_put(o);
+	}
+}
+
 /* A renamed member: the old name missing, the parse refused. */
 static void
 test_renamed(void **state)
@@ -169,6 +307,8 @@ main(void)
 		cmocka_unit_test(test_older),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_renamed),
+		cmocka_unit_test(test_figures),
+		cmocka_unit_test(test_figures_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
