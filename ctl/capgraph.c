@@ -25,10 +25,10 @@
 #include <rrd.h>
 
 #include "capgraph.h"
+#include "caprec.h"
 #include "capview.h"
 #include "fmt.h"
 #include "graph.h"
-#include "jpath.h"
 #include "proto.h"
 
 /* 2000-01-01 00:00 UTC: librrd wants times after 1980. */
@@ -52,7 +52,8 @@ static double axis_lo, axis_hi;
 
 /* One directory's points: rate and queue growth / the step's bound. */
 struct capline {
-	json_object	*rec, *d;
+	const struct caprec	*rec;
+	const struct caprec_dir	*d;
 	double		*rate, *q;
 	size_t		 n;
 	char		*rrd;
@@ -69,23 +70,21 @@ by_rate(const void *a, const void *b)
 /* The steps of directory di of rec, sorted by rate; repeats at one rate
  * averaged. */
 static void
-collect_line(struct capline *l, json_object *rec, size_t di)
+collect_line(struct capline *l, const struct caprec *rec, size_t di)
 {
-	json_object *st = jpath(rec, "steps");
-	size_t n = json_object_is_type(st, json_type_array) ?
-	    json_object_array_length(st) : 0, m = 0;
+	size_t n = rec->nsteps, m = 0;
 	double *pts = fmt_nomem(calloc(2 * n + 2, sizeof(*pts)));
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(st, i);
-		double r, q, b;
+		const struct caprec_step *s = &rec->steps[i];
+		double r = s->rate, q = s->slope_per_s;
+		double b = s->growth_bound_per_s;
 
 		/* A copied record may say anything: rates past 1e12 (or
 		 * under 0.001) would be decades no axis can hold. */
-		if (jpath_num0(s, "dir_index") != (double)di ||
-		    !jpath_num(s, "rate", &r) || !(r >= 1e-3 && r <= 1e12) ||
-		    !jpath_num(s, "slope_per_s", &q) ||
-		    !jpath_num(s, "growth_bound_per_s", &b) || b <= 0)
+		if (s->dir_index != (int64_t)di ||
+		    !(r >= 1e-3 && r <= 1e12) || isnan(q) || isnan(b) ||
+		    b <= 0)
 			continue;
 		q = fmax(-1, fmin(CAPGRAPH_YMAX, q / b));
 		pts[2 * m] = r;
@@ -170,9 +169,8 @@ write_line(struct capline *l, const char *dir, int k)
 static char *
 line_name(const struct capline *l, int nrecs)
 {
-	const char *dir = jpath_str(l->d, "dir"), *fs = jpath_str(l->d,
-	    "fs_type"), *host = capview_host(l->rec);
-	const char *label = jpath_str(l->d, "label");
+	const char *dir = l->d->dir, *fs = l->d->fs_type;
+	const char *host = l->rec->host, *label = l->d->label;
 	char *s, *e;
 
 	/* The candidate's name when it has one, as the ranking shows it. */
@@ -200,7 +198,7 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 		const char *col = colours[k % (int)(sizeof(colours) /
 		    sizeof(*colours))];
 		char *name = line_name(l, nrecs), *path, *cap;
-		double c;
+		double c = l->d->capacity_rate;
 
 		if (l->rrd == NULL) {
 			graph_arg(a, "COMMENT:%s\\: no judged steps\\l",
@@ -211,13 +209,13 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 		path = graph_def_escape(l->rrd);
 		graph_arg(a, "DEF:q%d=%s:q:AVERAGE", k, path);
 		graph_arg(a, "LINE2:q%d#%s:%s\\l", k, col, name);
-		if (jpath_num(l->d, "capacity_rate", &c) && c > 0) {
+		if (!isnan(c) && c > 0) {
 			cap = capview_rate(c);
 			graph_arg(a, "VRULE:%.0f#%s:  capacity %s "
 			    "updates/s%s\\l:dashes", CAPGRAPH_T0 + to_t(c), col,
 			    cap,
-			    strcmp(jpath_str(l->d, "limited_by") ?
-			    jpath_str(l->d, "limited_by") : "", "cpu") == 0 ?
+			    strcmp(l->d->limited_by ? l->d->limited_by : "",
+			    "cpu") == 0 ?
 			    " (CPU-limited)" : "");
 			free(cap);
 		}
@@ -235,7 +233,7 @@ add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
 
 /* The lines of every directory of the n records; *nl of them. */
 static struct capline *
-collect(json_object **recs, int n, int *nl)
+collect(const struct caprec *const *recs, int n, int *nl)
 {
 	struct capline *lines = fmt_nomem(calloc(CAPGRAPH_MAX_DIRS,
 	    sizeof(*lines)));
@@ -244,15 +242,12 @@ collect(json_object **recs, int n, int *nl)
 
 	*nl = 0;
 	for (int i = 0; i < n; i++) {
-		json_object *dirs = jpath(recs[i], "dirs");
-
-		for (size_t d = 0; json_object_is_type(dirs, json_type_array)
-		    && d < json_object_array_length(dirs) &&
+		for (size_t d = 0; d < recs[i]->ndirs &&
 		    *nl < CAPGRAPH_MAX_DIRS; d++) {
 			struct capline *l = &lines[(*nl)++];
 
 			l->rec = recs[i];
-			l->d = json_object_array_get_idx(dirs, d);
+			l->d = &recs[i]->dirs[d];
 			collect_line(l, recs[i], d);
 			if (l->n > 0 && (lo == 0 || l->rate[0] < lo))
 				lo = l->rate[0];
@@ -269,6 +264,35 @@ collect(json_object **recs, int n, int *nl)
 int
 capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
     FILE *out, json_object *legend)
+{
+	struct caprec **v = fmt_nomem(calloc((size_t)n + 1, sizeof(*v)));
+	int rc = CTL_EXIT_OK, i;
+
+	for (i = 0; i < n && rc == CTL_EXIT_OK; i++) {
+		char *err = NULL;
+
+		if ((v[i] = caprec_parse(recs[i], &err)) == NULL) {
+			records_error(ctx, "%s", err);
+			free(err);
+			rc = CTL_EXIT_ERROR;
+		} else if ((err = caprec_version_warning(v[i])) != NULL) {
+			records_error(ctx, "warning: %s %s", ctx->nruns > i ?
+			    ctx->runs[i] : "the record", err);
+			free(err);
+		}
+	}
+	if (rc == CTL_EXIT_OK)
+		rc = capgraph_draw_recs(ctx, (const struct caprec *const *)v,
+		    n, out, legend);
+	while (i > 0)
+		caprec_free(v[--i]);
+	free(v);
+	return rc;
+}
+
+int
+capgraph_draw_recs(const struct records_ctx *ctx,
+    const struct caprec *const *recs, int n, FILE *out, json_object *legend)
 {
 	struct graph_args a = { .argc = 0 };
 	const char *tmp = getenv("TMPDIR");

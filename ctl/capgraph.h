@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "caprec.h"
 #include "records.h"
 
 /* Draw the steps of the n records into ctx->png (size ctx->width x
@@ -17,5 +18,10 @@
  * if not NULL, gets librrd's legend lines.  Returns the exit status. */
 int	capgraph_draw(const struct records_ctx *ctx, json_object **recs,
 	    int n, FILE *out, json_object *legend);
+/* The same of records already read (a record that does not parse fails
+ * capgraph_draw, named on stderr). */
+int	capgraph_draw_recs(const struct records_ctx *ctx,
+	    const struct caprec *const *recs, int n, FILE *out,
+	    json_object *legend);
 
 #endif

@@ -1,45 +1,66 @@
 /* The view of capacity records: directories, steps and the ranking (see
- * capview.h).  A missing key shows as "-", so older or newer records
- * still read. */
+ * capview.h), printed from the structs of caprec.c, which checked the
+ * record; what a record lacks shows as "-". */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "caprec.h"
 #include "capview.h"
 #include "columns.h"
 #include "fmt.h"
-#include "jpath.h"
 
 /* One directory of one record, as the ranking sees it. */
 struct capdir {
-	json_object	*rec, *d;
-	double		 cap, behind, prec;
-	bool		 has_cap, has_behind;
-	const char	*limited;	/* limited_by, or "" */
+	const struct caprec	*rec;
+	const struct caprec_dir	*d;
+	double			 cap, behind, prec;
+	bool			 has_cap, has_behind;
+	const char		*limited;	/* limited_by, or "" */
 };
-
-const char *
-capview_host(json_object *rec)
-{
-	const char *h = jpath_str(rec, "host");
-
-	/* The contract's "host", or the daemon's machine.name. */
-	return h != NULL ? h : jpath_str(rec, "machine.name");
-}
 
 bool
 capview_is_record(json_object *o)
 {
-	const char *s = jpath_str(o, "schema");
+	return caprec_is_record(o);
+}
 
-	return json_object_is_type(o, json_type_object) && s != NULL &&
-	    strcmp(s, CAPVIEW_SCHEMA) == 0;
+/* The views of JSON records, for callers that have no structs: the n
+ * records parsed into *v, *m of them (one that does not parse is left
+ * out, its error said on stderr, as is the warning of another version). */
+static const struct caprec *const *
+parse_all(json_object *const *recs, int n, int *m)
+{
+	struct caprec **v = fmt_nomem(calloc((size_t)n + 1, sizeof(*v)));
+
+	*m = 0;
+	for (int i = 0; i < n; i++) {
+		char *err = NULL;
+
+		if ((v[*m] = caprec_parse(recs[i], &err)) == NULL ||
+		    (err = caprec_version_warning(v[*m])) != NULL)
+			fprintf(stderr, "stressctl: %s%s\n", v[*m] != NULL ?
+			    "warning: the capacity record " : "", err);
+		free(err);
+		*m += v[*m] != NULL;
+	}
+	return (const struct caprec *const *)v;
+}
+
+static void
+free_all(const struct caprec *const *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		caprec_free((struct caprec *)v[i]);
+	free((void *)v);
 }
 
 bool
@@ -81,32 +102,31 @@ by_capacity(const void *a, const void *b)
 
 /* The directories of the n records, sorted by capacity; *nd of them. */
 static struct capdir *
-collect(json_object *const *recs, int n, size_t *nd)
+collect(const struct caprec *const *recs, int n, size_t *nd)
 {
 	struct capdir *v = NULL;
 	size_t cap = 0;
 
 	*nd = 0;
 	for (int i = 0; i < n; i++) {
-		json_object *dirs = jpath(recs[i], "dirs");
-		double prec;
+		double prec = recs[i]->search.precision_pct;
 
-		if (!jpath_num(recs[i], "search.precision_pct", &prec))
+		if (isnan(prec))
 			prec = 10;
-		for (size_t k = 0; json_object_is_type(dirs, json_type_array) &&
-		    k < json_object_array_length(dirs); k++) {
+		for (size_t k = 0; k < recs[i]->ndirs; k++) {
 			struct capdir *c;
 			const char *l;
 
 			v = fmt_grow(v, &cap, *nd, sizeof(*v));
 			c = &v[(*nd)++];
 			c->rec = recs[i];
-			c->d = json_object_array_get_idx(dirs, k);
+			c->d = &recs[i]->dirs[k];
 			c->prec = prec;
-			c->has_cap = jpath_num(c->d, "capacity_rate", &c->cap);
-			c->has_behind = jpath_num(c->d, "behind_rate",
-			    &c->behind);
-			l = jpath_str(c->d, "limited_by");
+			c->cap = c->d->capacity_rate;
+			c->has_cap = !isnan(c->cap);
+			c->behind = c->d->behind_rate;
+			c->has_behind = !isnan(c->behind);
+			l = c->d->limited_by;
 			c->limited = l != NULL ? l : "";
 		}
 	}
@@ -120,9 +140,9 @@ collect(json_object *const *recs, int n, size_t *nd)
 static char *
 dir_name(const struct capdir *c, bool hosts)
 {
-	const char *label = jpath_str(c->d, "label");
-	const char *dir = jpath_str(c->d, "dir");
-	const char *host = capview_host(c->rec);
+	const char *label = c->d->label;
+	const char *dir = c->d->dir;
+	const char *host = c->rec->host;
 	const char *name = label != NULL && *label != '\0' ? label :
 	    dir != NULL ? dir : "-";
 
@@ -133,11 +153,11 @@ dir_name(const struct capdir *c, bool hosts)
 
 /* Whether the records come from more than one host. */
 static bool
-several_hosts(json_object *const *recs, int n)
+several_hosts(const struct caprec *const *recs, int n)
 {
 	for (int i = 1; i < n; i++) {
-		const char *a = capview_host(recs[0]);
-		const char *b = capview_host(recs[i]);
+		const char *a = recs[0]->host;
+		const char *b = recs[i]->host;
 
 		if (a == NULL || b == NULL || strcmp(a, b) != 0)
 			return true;
@@ -184,8 +204,8 @@ relation(const struct capdir *u, const struct capdir *l, const char *un,
 	/* No upper end below: its search did not finish. */
 	if (!l->has_behind) {
 		*text = fmt_xprintf("not ranked: %s's search did not find "
-		    "its limit (%s)", ln, jpath_str(l->d, "state") != NULL ?
-		    jpath_str(l->d, "state") : "no state");
+		    "its limit (%s)", ln, l->d->state != NULL ?
+		    l->d->state : "no state");
 		return "unknown";
 	}
 	if (l->has_behind && u->cap >= l->behind) {
@@ -218,13 +238,14 @@ add_num(json_object *o, const char *key, bool has, double v)
 }
 
 static void
-add_from(json_object *o, const char *key, json_object *src, const char *path)
+add_str(json_object *o, const char *key, const char *s)
 {
-	json_object_object_add(o, key, json_object_get(jpath(src, path)));
+	json_object_object_add(o, key, s != NULL ?
+	    fmt_nomem(json_object_new_string(s)) : NULL);
 }
 
 json_object *
-capview_ranking(json_object *const *recs, int n)
+capview_ranking_recs(const struct caprec *const *recs, int n)
 {
 	json_object *arr = fmt_nomem(json_object_new_array());
 	bool hosts = several_hosts(recs, n);
@@ -237,15 +258,15 @@ capview_ranking(json_object *const *recs, int n)
 
 		json_object_object_add(e, "rank", json_object_new_int64(
 		    (int64_t)i + 1));
-		add_from(e, "id", v[i].rec, "id");
-		json_object_object_add(e, "host", capview_host(v[i].rec) ?
-		    json_object_new_string(capview_host(v[i].rec)) : NULL);
-		add_from(e, "dir", v[i].d, "dir");
-		add_from(e, "label", v[i].d, "label");
-		add_from(e, "fs_type", v[i].d, "fs_type");
+		json_object_object_add(e, "id", json_object_new_int64(
+		    v[i].rec->id));
+		add_str(e, "host", v[i].rec->host);
+		add_str(e, "dir", v[i].d->dir);
+		add_str(e, "label", v[i].d->label);
+		add_str(e, "fs_type", v[i].d->fs_type);
 		add_num(e, "capacity_rate", v[i].has_cap, v[i].cap);
 		add_num(e, "behind_rate", v[i].has_behind, v[i].behind);
-		add_from(e, "limited_by", v[i].d, "limited_by");
+		add_str(e, "limited_by", v[i].d->limited_by);
 		json_object_object_add(e, "precision_pct",
 		    json_object_new_double(v[i].prec));
 		if (i + 1 < nd) {
@@ -257,7 +278,7 @@ capview_ranking(json_object *const *recs, int n)
 			    &m, &hm, &text);
 
 			next = fmt_nomem(json_object_new_object());
-			add_from(next, "dir", v[i + 1].d, "dir");
+			add_str(next, "dir", v[i + 1].d->dir);
 			add_num(next, "margin_pct", hm, m);
 			json_object_object_add(next, "relation",
 			    json_object_new_string(rel));
@@ -275,48 +296,66 @@ capview_ranking(json_object *const *recs, int n)
 }
 
 json_object *
-capview_json(json_object *const *recs, int n)
+capview_ranking(json_object *const *recs, int n)
+{
+	int m;
+	const struct caprec *const *v = parse_all(recs, n, &m);
+	json_object *r = capview_ranking_recs(v, m);
+
+	free_all(v, m);
+	return r;
+}
+
+json_object *
+capview_json_recs(const struct caprec *const *recs, int n)
 {
 	json_object *o = NULL, *arr;
 
 	if (n == 1) {
-		if (json_object_deep_copy(recs[0], &o, NULL) != 0)
+		if (json_object_deep_copy(recs[0]->json, &o, NULL) != 0)
 			fmt_nomem(NULL);
-		json_object_object_add(o, "ranking", capview_ranking(recs, n));
+		json_object_object_add(o, "ranking", capview_ranking_recs(recs,
+		    n));
 		return o;
 	}
 	o = fmt_nomem(json_object_new_object());
 	arr = fmt_nomem(json_object_new_array());
 	for (int i = 0; i < n; i++)
-		json_object_array_add(arr, json_object_get(recs[i]));
+		json_object_array_add(arr, json_object_get(recs[i]->json));
 	json_object_object_add(o, "records", arr);
-	json_object_object_add(o, "ranking", capview_ranking(recs, n));
+	json_object_object_add(o, "ranking", capview_ranking_recs(recs, n));
 	return o;
+}
+
+json_object *
+capview_json(json_object *const *recs, int n)
+{
+	int m;
+	const struct caprec *const *v = parse_all(recs, n, &m);
+	json_object *j = capview_json_recs(v, m);
+
+	free_all(v, m);
+	return j;
 }
 
 /* ---------------------------------------------------------------- text */
 
-/* A number at path with fmt, or "-". */
+/* A number with fmt, or "-" when absent. */
 static char *
-num(json_object *o, const char *path, const char *fmt)
+num(double x, const char *fmt)
 {
-	double x;
-
-	return jpath_num(o, path, &x) ? fmt_xprintf(fmt, x) :
-	    fmt_xstrdup("-");
+	return !isnan(x) ? fmt_xprintf(fmt, x) : fmt_xstrdup("-");
 }
 
 static void
-print_search(json_object *rec, FILE *f)
+print_search(const struct caprec *rec, FILE *f)
 {
-	json_object *s = jpath(rec, "search");
-	const char *reason = jpath_str(rec, "reason");
-	const char *host = capview_host(rec);
-	const char *st = jpath_str(rec, "state");
-	char *id = jpath_text(rec, "id", NULL), *a, *b, *c, *d, *e, *g, *h;
+	const struct caprec_search *s = &rec->search;
+	const char *reason = rec->reason, *host = rec->host, *st = rec->state;
+	char *id = fmt_xprintf("%" PRId64, rec->id), *a, *b, *c, *d, *e, *g;
+	char *h;
 	char t0[64], t1[64];
-	const char *started = jpath_str(rec, "started");
-	const char *ended = jpath_str(rec, "ended");
+	const char *started = rec->started, *ended = rec->ended;
 
 	fprintf(f, "Capacity search %s: %s%s%s\n", id, st ? st : "-",
 	    reason != NULL && *reason != '\0' ? ": " : "",
@@ -325,13 +364,13 @@ print_search(json_object *rec, FILE *f)
 	    started ? fmt_local_time(started, false, t0, sizeof(t0)) : "-",
 	    ended ? fmt_local_time(ended, false, t1, sizeof(t1)) :
 	    capview_state_ended(st) ? "-" : "(still running)");
-	a = num(s, "start_rate", "%.0f");
-	b = num(s, "max_rate", "%.0f");
-	c = num(s, "precision_pct", "%g");
-	d = num(s, "step_min_s", "%g");
-	e = num(s, "step_max_s", "%g");
-	g = num(s, "settle_s", "%g");
-	h = num(s, "latency_bound_s", "%g");
+	a = num(s->start_rate, "%.0f");
+	b = num(s->max_rate, "%.0f");
+	c = num(s->precision_pct, "%g");
+	d = num(s->step_min_s, "%g");
+	e = num(s->step_max_s, "%g");
+	g = num(s->settle_s, "%g");
+	h = num(s->latency_bound_s, "%g");
 	fprintf(f, "  rates %s to %s updates/s, precision %s %%, steps %s to "
 	    "%s s (settle %s s),\n  latency bound %s s", a, b, c, d, e, g, h);
 	free(a);
@@ -341,11 +380,11 @@ print_search(json_object *rec, FILE *f)
 	free(e);
 	free(g);
 	free(h);
-	a = jpath_text(rec, "params.files", NULL);
-	b = jpath_text(rec, "params.sync", NULL);
-	fprintf(f, ", %s files, sync %s\n", a, b);
+	a = rec->has_files ? fmt_xprintf("%" PRId64, rec->files) :
+	    fmt_xstrdup("-");
+	fprintf(f, ", %s files, sync %s\n", a, rec->sync != NULL ? rec->sync :
+	    "-");
 	free(a);
-	free(b);
 	free(id);
 }
 
@@ -389,7 +428,7 @@ print_para(FILE *f, const char *label, const char *text)
 static void
 print_limit(const struct capdir *c, FILE *f)
 {
-	const char *why = jpath_str(c->d, "limit_reason");
+	const char *why = c->d->limit_reason;
 	const char *what = strcmp(c->limited, "storage") == 0 ?
 	    "the storage" : strcmp(c->limited, "cpu") == 0 ? "this machine's "
 	    "CPU: the figure is this machine's ceiling, not the storage's" :
@@ -414,23 +453,23 @@ print_limit(const struct capdir *c, FILE *f)
 static void
 print_dir(const struct capdir *c, int i, int nd, FILE *f)
 {
-	json_object *at = jpath(c->d, "at_capacity");
-	const char *dir = jpath_str(c->d, "dir"), *fs = jpath_str(c->d,
-	    "fs_type"), *st = jpath_str(c->d, "state");
-	const char *br = jpath_str(c->d, "behind_reason");
+	const struct caprec_figures *at = &c->d->at;
+	const char *dir = c->d->dir, *fs = c->d->fs_type, *st = c->d->state;
+	const char *br = c->d->behind_reason;
 	char *a, *b, *e, *g, *h;
-	double iv, files;
+	double iv;
 
 	fprintf(f, "\nDirectory %d/%d %s (%s): %s\n", i + 1, nd,
 	    dir ? dir : "-", fs ? fs : "-", st ? st : "-");
 	if (c->has_cap) {
 		a = capview_rate(c->cap);
-		if (!jpath_num(c->d, "capacity_interval_s", &iv))
-			iv = jpath_num(c->rec, "params.files", &files) &&
-			    c->cap > 0 ? files / c->cap : NAN;
+		if (isnan(iv = c->d->capacity_interval_s))
+			iv = c->rec->has_files && c->cap > 0 ?
+			    (double)c->rec->files / c->cap : NAN;
 		fprintf(f, "  capacity      %s updates/s", a);
 		if (!isnan(iv)) {
-			b = jpath_text(c->rec, "params.files", NULL);
+			b = c->rec->has_files ? fmt_xprintf("%" PRId64,
+			    c->rec->files) : fmt_xstrdup("-");
 			fprintf(f, ": each of the %s files updated every %.3g s",
 			    b, iv);
 			free(b);
@@ -441,12 +480,12 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 		fprintf(f, "  capacity      - (%s)\n", c->has_behind ?
 		    "it did not keep up even at the first rate" :
 		    "no step finished");
-	if (json_object_is_type(at, json_type_object)) {
-		a = num(at, "queue_avg", "%.2f");
-		b = num(at, "queue_p99", "%.0f");
-		e = num(at, "latency_p99_ms", "%.1f");
-		g = num(at, "cpu_writers_pct", "%.0f");
-		h = num(at, "cpu_process_pct", "%.0f");
+	if (c->d->has_at) {
+		a = num(at->queue_avg, "%.2f");
+		b = num(at->queue_p99, "%.0f");
+		e = num(at->latency_p99_ms, "%.1f");
+		g = num(at->cpu_writers_pct, "%.0f");
+		h = num(at->cpu_process_pct, "%.0f");
 		fprintf(f, "  at capacity   queue avg %s, p99 %s; latency p99 %s "
 		    "ms;\n                CPU: writers %s %% of a CPU each, the "
 		    "process %s %% of all\n", a, b, e, g, h);
@@ -470,18 +509,25 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 /* The ranking, one line per directory, the relation to the next between
  * them. */
 static void
-print_ranking(json_object *const *recs, int n, FILE *f)
+print_ranking(const struct caprec *const *recs, int n, FILE *f)
 {
-	json_object *r = capview_ranking(recs, n);
 	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
 
 	fprintf(f, "\nRanking (highest sustained rate first)\n");
 	for (size_t i = 0; i < nd; i++) {
-		json_object *e = json_object_array_get_idx(r, i);
-		char *name = dir_name(&v[i], hosts), *cap, *beh;
-		const char *text = jpath_str(e, "next.text");
+		char *name = dir_name(&v[i], hosts), *cap, *beh, *text = NULL;
+
+		/* The ranking's next.text, as --json gives it. */
+		if (i + 1 < nd) {
+			char *ln = dir_name(&v[i + 1], hosts);
+			double m;
+			bool hm;
+
+			relation(&v[i], &v[i + 1], name, ln, &m, &hm, &text);
+			free(ln);
+		}
 
 		cap = v[i].has_cap ? capview_rate(v[i].cap) :
 		    fmt_xstrdup("-");
@@ -495,73 +541,59 @@ print_ranking(json_object *const *recs, int n, FILE *f)
 		    "  [max_rate]" : "");
 		if (text != NULL)
 			print_wrapped(f, 7, NULL, text);
+		free(text);
 		free(name);
 		free(cap);
 		free(beh);
 	}
 	free(v);
-	json_object_put(r);
 }
 
 void
-capview_step_line(json_object *rec, json_object *step, FILE *f)
+capview_step_line_rec(const struct caprec *rec, const struct caprec_step *s,
+    FILE *f)
 {
-	json_object *dirs = jpath(rec, "dirs");
-	int nd = json_object_is_type(dirs, json_type_array) ?
-	    (int)json_object_array_length(dirs) : 0;
-	json_object *k = jpath(step, "kept_up");
-	const char *phase = jpath_str(step, "phase");
-	const char *st = jpath_str(step, "state");
-	char *n = jpath_text(step, "n", NULL), *rate, *qa, *lat;
-	double di = jpath_num0(step, "dir_index"), r;
+	const char *phase = s->phase, *st = s->state;
+	char *rate = capview_rate(s->rate), *qa, *lat;
 
-	rate = jpath_num(step, "rate", &r) ? capview_rate(r) :
-	    fmt_xstrdup("-");
-	qa = num(step, "queue_avg", "%.2f");
-	lat = num(step, "latency_p99_ms", "%.1f");
-	fprintf(f, "dir %.0f/%d  step %s  %-6s %8s/s  %-11s  queue avg %s  "
-	    "latency p99 %s ms%s%s%s\n", di + 1, nd, n, phase ? phase : "-",
-	    rate, !json_object_is_type(k, json_type_boolean) ?
-	    "cannot tell" : json_object_get_boolean(k) ? "kept up" :
-	    "fell behind", qa, lat, json_object_get_boolean(jpath(step,
-	    "cpu_limited")) ? "  [CPU-limited]" : "", st != NULL &&
+	qa = num(s->f.queue_avg, "%.2f");
+	lat = num(s->f.latency_p99_ms, "%.1f");
+	fprintf(f, "dir %.0f/%zu  step %" PRId64 "  %-6s %8s/s  %-11s  queue "
+	    "avg %s  latency p99 %s ms%s%s%s\n", (double)s->dir_index + 1,
+	    rec->ndirs, s->n, phase ? phase : "-", rate, s->kept_up < 0 ?
+	    "cannot tell" : s->kept_up ? "kept up" : "fell behind", qa, lat,
+	    s->cpu_limited == 1 ? "  [CPU-limited]" : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? "  " : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? st : "");
-	free(n);
 	free(rate);
 	free(qa);
 	free(lat);
 }
 
 void
-capview_print(json_object *const *recs, int n, bool steps, FILE *f)
+capview_print_recs(const struct caprec *const *recs, int n, bool steps,
+    FILE *f)
 {
 	size_t nd;
 	struct capdir *v;
 
 	for (int i = 0; i < n; i++) {
-		json_object *dirs = jpath(recs[i], "dirs");
-		json_object *st = jpath(recs[i], "steps");
-		int m = json_object_is_type(dirs, json_type_array) ?
-		    (int)json_object_array_length(dirs) : 0;
+		int m = (int)recs[i]->ndirs;
 
 		if (i > 0)
 			fputc('\n', f);
 		print_search(recs[i], f);
-		if (steps && json_object_is_type(st, json_type_array) &&
-		    json_object_array_length(st) > 0) {
+		if (steps && recs[i]->nsteps > 0) {
 			fputc('\n', f);
-			for (size_t s = 0; s < json_object_array_length(st);
-			    s++)
-				capview_step_line(recs[i],
-				    json_object_array_get_idx(st, s), f);
+			for (size_t s = 0; s < recs[i]->nsteps; s++)
+				capview_step_line_rec(recs[i],
+				    &recs[i]->steps[s], f);
 		}
 		/* In the record's order, not the ranking's. */
 		v = collect(&recs[i], 1, &nd);
 		for (int d = 0; d < m; d++)
 			for (size_t k = 0; k < nd; k++)
-				if (v[k].d == json_object_array_get_idx(dirs,
-				    (size_t)d))
+				if (v[k].d == &recs[i]->dirs[d])
 					print_dir(&v[k], d, m, f);
 		free(v);
 	}
@@ -571,19 +603,53 @@ capview_print(json_object *const *recs, int n, bool steps, FILE *f)
 		print_ranking(recs, n, f);
 }
 
+void
+capview_print(json_object *const *recs, int n, bool steps, FILE *f)
+{
+	int m;
+	const struct caprec *const *v = parse_all(recs, n, &m);
+
+	capview_print_recs(v, m, steps, f);
+	free_all(v, m);
+}
+
+/* Rows: a string (fmt NULL) or number at off in struct caprec_dir. */
+static const struct cmp_row {
+	const char	*label;
+	size_t		 off;
+	const char	*fmt;
+} cmp_rows[] = {
+	{ "filesystem", offsetof(struct caprec_dir, fs_type), NULL },
+	{ "state", offsetof(struct caprec_dir, state), NULL },
+	{ "capacity (updates/s)", offsetof(struct caprec_dir, capacity_rate),
+	    "%.0f" },
+	{ "each file every (s)", offsetof(struct caprec_dir,
+	    capacity_interval_s), "%.3g" },
+	{ "queue avg", offsetof(struct caprec_dir, at.queue_avg), "%.2f" },
+	{ "queue p99", offsetof(struct caprec_dir, at.queue_p99), "%.0f" },
+	{ "latency p99 (ms)", offsetof(struct caprec_dir, at.latency_p99_ms),
+	    "%.1f" },
+	{ "fell behind at", offsetof(struct caprec_dir, behind_rate), "%.0f" },
+	{ "limited by", offsetof(struct caprec_dir, limited_by), NULL },
+};
+
 /* One row of the side-by-side table: label, then a cell per directory. */
 static void
-compare_row(struct columns *t, const char *label, const struct capdir *v,
-    size_t nd, const char *path, const char *fmt)
+compare_row(struct columns *t, const struct cmp_row *row,
+    const struct capdir *v, size_t nd)
 {
-	columns_add(t, "%s", label);
+	columns_add(t, "%s", row->label);
 	for (size_t i = 0; i < nd; i++) {
-		json_object *x = jpath(v[i].d, path);
+		const char *base = (const char *)v[i].d + row->off;
 
-		if (json_object_is_type(x, json_type_string))
-			columns_add(t, "%s", json_object_get_string(x));
-		else {
-			char *c = num(v[i].d, path, fmt);
+		if (row->fmt == NULL) {
+			const char *x = *(const char *const *)(const void *)
+			    base;
+
+			columns_add(t, "%s", x != NULL ? x : "-");
+		} else {
+			char *c = num(*(const double *)(const void *)base,
+			    row->fmt);
 
 			columns_add(t, "%s", c);
 			free(c);
@@ -592,19 +658,8 @@ compare_row(struct columns *t, const char *label, const struct capdir *v,
 }
 
 void
-capview_compare(json_object *const *recs, int n, FILE *f)
+capview_compare_recs(const struct caprec *const *recs, int n, FILE *f)
 {
-	static const char *const rows[][3] = {
-		{ "filesystem", "fs_type", NULL },
-		{ "state", "state", NULL },
-		{ "capacity (updates/s)", "capacity_rate", "%.0f" },
-		{ "each file every (s)", "capacity_interval_s", "%.3g" },
-		{ "queue avg", "at_capacity.queue_avg", "%.2f" },
-		{ "queue p99", "at_capacity.queue_p99", "%.0f" },
-		{ "latency p99 (ms)", "at_capacity.latency_p99_ms", "%.1f" },
-		{ "fell behind at", "behind_rate", "%.0f" },
-		{ "limited by", "limited_by", NULL },
-	};
 	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
@@ -621,8 +676,8 @@ capview_compare(json_object *const *recs, int n, FILE *f)
 		columns_add(t, "%s", name);
 		free(name);
 	}
-	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++)
-		compare_row(t, rows[r][0], v, nd, rows[r][1], rows[r][2]);
+	for (size_t r = 0; r < sizeof(cmp_rows) / sizeof(*cmp_rows); r++)
+		compare_row(t, &cmp_rows[r], v, nd);
 	fprintf(f, "Capacity of %zu directories in %d record%s, highest "
 	    "first\n\n", nd, n, n == 1 ? "" : "s");
 	columns_print(t, f, 0);
@@ -631,4 +686,14 @@ capview_compare(json_object *const *recs, int n, FILE *f)
 	free(v);
 	if (nd > 1)
 		print_ranking(recs, n, f);
+}
+
+void
+capview_compare(json_object *const *recs, int n, FILE *f)
+{
+	int m;
+	const struct caprec *const *v = parse_all(recs, n, &m);
+
+	capview_compare_recs(v, m, f);
+	free_all(v, m);
 }

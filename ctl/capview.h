@@ -16,14 +16,13 @@
 
 #include <json-c/json.h>
 
+#include "caprec.h"
+
 /* The schema name of a capacity record. */
 #define CAPVIEW_SCHEMA	"stressd-capacity"
 
 /* Whether o is a capacity record. */
 bool		 capview_is_record(json_object *o);
-/* The host a record was made on ("host", else "machine.name"), or
- * NULL. */
-const char	*capview_host(json_object *rec);
 /* Whether a search in state has ended. */
 bool		 capview_state_ended(const char *state);
 
@@ -48,10 +47,20 @@ void		 capview_print(json_object *const *recs, int n, bool steps,
 /* compare: the directories of the n records side by side (one column
  * each), then the ranking. */
 void		 capview_compare(json_object *const *recs, int n, FILE *f);
+/* The same views of records already read (caprec_parse): the JSON ones
+ * above parse theirs, saying on stderr why one that does not parse is
+ * left out. */
+json_object	*capview_ranking_recs(const struct caprec *const *recs, int n);
+json_object	*capview_json_recs(const struct caprec *const *recs, int n);
+void		 capview_print_recs(const struct caprec *const *recs, int n,
+		    bool steps, FILE *f);
+void		 capview_compare_recs(const struct caprec *const *recs, int n,
+		    FILE *f);
 /* One finished step as one line ("dir 1/2  step 3  grow  400/s  kept up
  * ..."). */
-void		 capview_step_line(json_object *rec, json_object *step,
-		    FILE *f);
+void		 capview_step_line_rec(const struct caprec *rec,
+		    const struct caprec_step *step, FILE *f);
+
 /* A rate for people: "1850", "12.5". */
 char		*capview_rate(double r);
 

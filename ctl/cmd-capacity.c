@@ -20,6 +20,7 @@
 #include "call.h"
 #include "capgraph.h"
 #include "capline.h"
+#include "caprec.h"
 #include "capview.h"
 #include "cmd-capacity.h"
 #include "cmd-start.h"
@@ -69,24 +70,59 @@ cap_sigint(int sig)
 
 /* ---------------------------------------------------------------- show */
 
+/* The n records read into v, each checked once here where it is shown;
+ * false (the first error said) when one does not parse. */
+static bool
+parse_recs(const struct records_ctx *ctx, json_object **recs, int n,
+    struct caprec **v)
+{
+	for (int i = 0; i < n; i++) {
+		char *err = NULL;
+
+		if ((v[i] = caprec_parse(recs[i], &err)) == NULL) {
+			records_error(ctx, "%s%s%s", ctx->nruns > i ?
+			    ctx->runs[i] : "", ctx->nruns > i ? ": " : "",
+			    err);
+			free(err);
+			return false;
+		}
+		if ((err = caprec_version_warning(v[i])) != NULL) {
+			records_error(ctx, "warning: %s %s", ctx->nruns > i ?
+			    ctx->runs[i] : "the record", err);
+			free(err);
+		}
+	}
+	return true;
+}
+
 int
 cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
     bool steps)
 {
+	struct caprec **v = fmt_nomem(calloc((size_t)n + 1, sizeof(*v)));
+	const struct caprec *const *cv = (const struct caprec *const *)v;
 	int rc = CTL_EXIT_OK;
 
+	if (!parse_recs(ctx, recs, n, v)) {
+		rc = CTL_EXIT_ERROR;
+		goto fail;
+	}
 	if (ctx->json) {
-		json_object *j = capview_json(recs, n);
+		json_object *j = capview_json_recs(cv, n);
 
 		printf("%s\n", fmt_json_string(j));
 		json_object_put(j);
 	} else if (n > 1)
-		capview_compare(recs, n, stdout);
+		capview_compare_recs(cv, n, stdout);
 	else
-		capview_print(recs, n, steps, stdout);
+		capview_print_recs(cv, n, steps, stdout);
 	if (ctx->png != NULL)
-		rc = capgraph_draw(ctx, recs, n, ctx->json ? stderr : stdout,
-		    NULL);
+		rc = capgraph_draw_recs(ctx, cv, n, ctx->json ? stderr :
+		    stdout, NULL);
+fail:
+	for (int i = 0; i < n; i++)
+		caprec_free(v[i]);
+	free(v);
 	return rc;
 }
 
@@ -107,12 +143,14 @@ static void
 print_new_steps(const struct records_ctx *ctx, json_object *rep,
     size_t *printed)
 {
-	json_object *st = jpath(rep, "steps");
+	struct caprec *r = caprec_parse(rep, NULL);
 
-	while (json_object_is_type(st, json_type_array) &&
-	    *printed < json_object_array_length(st))
-		capview_step_line(rep, json_object_array_get_idx(st,
-		    (*printed)++), ctx->json ? stderr : stdout);
+	/* A record caught half-written shows its steps on the next poll,
+	 * or fails cmd_capacity_show at the end, named. */
+	while (r != NULL && *printed < r->nsteps)
+		capview_step_line_rec(r, &r->steps[(*printed)++], ctx->json ?
+		    stderr : stdout);
+	caprec_free(r);
 	fflush(ctx->json ? stderr : stdout);
 }
 

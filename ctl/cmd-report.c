@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,14 @@
 #include "options.h"
 #include "proto.h"
 #include "records.h"
+#include "recparse.h"
 #include "replyview.h"
+#include "runrec.h"
 #include "runsview.h"
 #include "verdicts.h"
+
+/* A string of the record, "-" when absent. */
+#define DASH(s)			((s) != NULL ? (s) : "-")
 
 /* report: width of the labels column ("mount options" and a gap). */
 #define REPORT_LABELS		15
@@ -91,31 +97,45 @@ add_wrapped(struct columns *t, const char *label, const char *text,
 	} while (*text != '\0');
 }
 
+/* A number of the record as text, as it was written ("-": absent),
+ * added to t. */
 static void
-add_time(struct columns *t, const char *label, json_object *rep,
-    const char *key)
+add_number(struct columns *t, const char *fmt,
+    const struct recparse_number *n, const char *dfmt)
 {
-	const char *iso = jpath_str(rep, key);
+	char *v = recparse_number_text(n, dfmt);
+
+	columns_add(t, fmt, v);
+	free(v);
+}
+
+static void
+add_time(struct columns *t, const char *label, const struct runrec *r,
+    const char *iso)
+{
 	char buf[64];
 
 	columns_add(t, "%s", label);
 	columns_add(t, "%s", iso != NULL ?
 	    fmt_local_time(iso, true, buf, sizeof(buf)) :
-	    records_state_ended(jpath_str(rep, "state")) ? "-" :
-	    "- (still running)");
+	    records_state_ended(r->state) ? "-" : "- (still running)");
 }
 
 /* "p50 0  p90 2  p99 5  max 7" of one queue. */
 static void
-print_percentiles(json_object *d, int indent)
+print_percentiles(const struct runrec_depth *d, int indent)
 {
-	static const char *const keys[] = { "p50", "p90", "p99", "max" };
+	const struct { const char *key; const struct recparse_number *v; }
+	    cols[] = {
+		{ "p50", &d->p50 }, { "p90", &d->p90 }, { "p99", &d->p99 },
+		{ "max", &d->max },
+	};
 
 	printf("%*s", indent, "");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
-		char *v = jpath_text(d, keys[i], NULL);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(*cols); i++) {
+		char *v = recparse_number_text(cols[i].v, NULL);
 
-		printf("%s%s %s", i ? "  " : "", keys[i], v);
+		printf("%s%s %s", i ? "  " : "", cols[i].key, v);
 		free(v);
 	}
 	putchar('\n');
@@ -123,119 +143,109 @@ print_percentiles(json_object *d, int indent)
 
 /* A queue's distribution d: average, percentiles, histogram. */
 static void
-print_dist(json_object *d, const char *key, const char *title,
+print_dist(const struct runrec_depth *d, const char *key, const char *title,
     bool histogram)
 {
-	json_object *hist = jpath(d, "histogram");
-	char *avg = jpath_text(d, "average", "%.2f");
-
-	printf("%s (%s)\n  Average: %s\n", title, key, avg);
-	free(avg);
+	if (isnan(d->average))
+		printf("%s (%s)\n  Average: -\n", title, key);
+	else
+		printf("%s (%s)\n  Average: %.2f\n", title, key, d->average);
 	print_percentiles(d, 2);
-	if (histogram && json_object_is_type(hist, json_type_array) &&
-	    json_object_array_length(hist) > 0)
-		records_histogram(hist, 2);
-}
-
-static void
-print_queue(json_object *rep, const char *key, const char *title,
-    bool histogram)
-{
-	print_dist(jpath(jpath(rep, "queue_depth"), key), key, title,
-	    histogram);
+	if (histogram && d->nbuckets > 0)
+		records_histogram_buckets(d->buckets, d->nbuckets, 2);
 }
 
 /* A target rrdcached's queue beside ours, and what it did in the run. */
 static void
-print_rrdcached(json_object *rc)
+print_rrdcached(const struct runrec_rrdcached *rc)
 {
-	static const char *const grew[] = {
-		"UpdatesReceived", "DataSetsWritten", "UpdatesWritten"
+	const struct { const char *key; double v0, v1; } grew[] = {
+		{ "UpdatesReceived", rc->at_start.updates_received,
+		  rc->latest.updates_received },
+		{ "DataSetsWritten", rc->at_start.data_sets_written,
+		  rc->latest.data_sets_written },
+		{ "UpdatesWritten", rc->at_start.updates_written,
+		  rc->latest.updates_written },
 	};
-	json_object *start = jpath(rc, "at_start"), *end = jpath(rc, "latest");
-	char *a = jpath_text(rc, "address", NULL), *title;
-	double v0, v1;
+	char *title;
 
 	title = fmt_xprintf("rrdcached %s: files waiting to be written",
-	    a);
-	print_dist(jpath(rc, "queue_length"), "QueueLength", title, true);
+	    rc->address != NULL ? rc->address : "-");
+	print_dist(&rc->queue, "QueueLength", title, true);
 	free(title);
-	free(a);
 	printf("  during the run:");
-	if (json_object_get_boolean(jpath(rc, "restarted")))
+	if (rc->restarted == 1)
 		printf(" rrdcached restarted, its counters began again;");
 	for (size_t i = 0; i < sizeof(grew) / sizeof(*grew); i++) {
-		if (jpath_num(start, grew[i], &v0) &&
-		    jpath_num(end, grew[i], &v1) && v1 >= v0)
-			printf("%s %s +%.0f", i ? "," : "", grew[i], v1 - v0);
+		if (!isnan(grew[i].v0) && !isnan(grew[i].v1) &&
+		    grew[i].v1 >= grew[i].v0)
+			printf("%s %s +%.0f", i ? "," : "", grew[i].key,
+			    grew[i].v1 - grew[i].v0);
 		else
-			printf("%s %s -", i ? "," : "", grew[i]);
+			printf("%s %s -", i ? "," : "", grew[i].key);
 	}
 	putchar('\n');
-	if (jpath_num(rc, "flush_s", &v0))
-		printf("  all written %.3f s after the closing FLUSHALL\n", v0);
+	if (!isnan(rc->flush_s))
+		printf("  all written %.3f s after the closing FLUSHALL\n",
+		    rc->flush_s);
 	else
 		printf("  not (yet) all written after a closing FLUSHALL\n");
-	if (jpath_num(rc, "samples_without_stats", &v0) && v0 > 0)
-		printf("  %.0f samples without its STATS (no answer)\n", v0);
+	if (!isnan(rc->samples_without_stats) && rc->samples_without_stats > 0)
+		printf("  %.0f samples without its STATS (no answer)\n",
+		    rc->samples_without_stats);
 }
 
 static void
-print_latency(json_object *rep)
+print_latency(const struct runrec *rep)
 {
 	static const char *const cols[] = {
-		"min", "mean", "p50", "p90", "p99", "p999", "max"
+		"min", "mean", "p50", "p90", "p99", "p99.9", "max"
 	};
-	static const char *const rows[] = {
-		"enqueue_to_persist", "update_call", "fdatasync"
+	const struct { const char *name; const struct runrec_latency *l; }
+	    rows[] = {
+		{ "enqueue_to_persist", &rep->enqueue_to_persist },
+		{ "update_call", &rep->update_call },
+		{ "fdatasync", &rep->fdatasync },
 	};
 	struct columns *t = columns_new("lrrrrrrrr");
-	const char *sync = jpath_str(rep, "params.sync");
-	double n;
+	const char *sync = rep->sync;
 
 	columns_add(t, "Latency (ms)");
 	columns_add(t, "count");
 	for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++)
-		columns_add(t, "%s", strcmp(cols[c], "p999") == 0 ?
-		    "p99.9" : cols[c]);
+		columns_add(t, "%s", cols[c]);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(*rows); r++) {
-		json_object *l = jpath(jpath(rep, "latency_ms"), rows[r]);
-		char *v;
+		const struct runrec_latency *l = rows[r].l;
+		const struct recparse_number *v[] = {
+			&l->min, &l->mean, &l->p50, &l->p90, &l->p99,
+			&l->p999, &l->max,
+		};
 
 		/* fdatasync: a row only for a run that synced (sync data) */
-		if (strcmp(rows[r], "fdatasync") == 0 &&
+		if (l == &rep->fdatasync &&
 		    !(sync != NULL && strcmp(sync, "data") == 0) &&
-		    !(jpath_num(l, "count", &n) && n > 0))
+		    !(l->count.has && l->count.d > 0))
 			continue;
-		v = jpath_text(l, "count", NULL);
-		columns_add(t, "  %s", rows[r]);
-		columns_add(t, "%s", v);
-		free(v);
-		for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++) {
-			v = jpath_text(l, cols[c], "%.3f");
-			columns_add(t, "%s", v);
-			free(v);
-		}
+		columns_add(t, "  %s", rows[r].name);
+		add_number(t, "%s", &l->count, NULL);
+		for (size_t c = 0; c < sizeof(v) / sizeof(*v); c++)
+			add_number(t, "%s", v[c], "%.3f");
 	}
 	columns_print(t, stdout, 0);
 	columns_free(t);
 }
 
 static void
-print_errors(json_object *rep)
+print_errors(const struct runrec_errors *e)
 {
-	json_object *e = jpath(rep, "errors");
-	json_object *msgs = jpath(e, "first_messages");
-	char *n = jpath_text(e, "count", NULL);
-	char *uf = jpath_text(e, "updates_failed", NULL);
-	char *cf = jpath_text(e, "creates_failed", NULL);
+	char *n = recparse_number_text(&e->count, NULL);
+	char *uf = recparse_number_text(&e->updates_failed, NULL);
+	char *cf = recparse_number_text(&e->creates_failed, NULL);
 
 	printf("Errors: %s (updates failed: %s, creates failed: %s)\n", n, uf,
 	    cf);
-	for (size_t i = 0; json_object_is_type(msgs, json_type_array) &&
-	    i < json_object_array_length(msgs); i++)
-		printf("  - %s\n", json_object_get_string(
-		    json_object_array_get_idx(msgs, i)));
+	for (size_t i = 0; i < e->nfirst_messages; i++)
+		printf("  - %s\n", e->first_messages[i]);
 	free(n);
 	free(uf);
 	free(cf);
@@ -244,20 +254,18 @@ print_errors(json_object *rep)
 /* Whether the queue's memory bound held the generators back (records
  * from before it have no "generators"). */
 static void
-print_generators(json_object *rep)
+print_generators(const struct runrec_generators *g)
 {
-	json_object *g = jpath(rep, "generators");
-	double wait_s, max, peak;
+	double max = g->queue_memory_max_bytes;
+	double peak = g->queue_memory_peak_bytes;
 
-	if (g == NULL || !jpath_num(g, "wait_s", &wait_s) ||
-	    !jpath_num(g, "queue_memory_max_bytes", &max) ||
-	    !jpath_num(g, "queue_memory_peak_bytes", &peak))
+	if (!g->has || isnan(g->wait_s) || isnan(max) || isnan(peak))
 		return;
-	if (json_object_get_boolean(jpath(g, "held_back"))) {
-		char *n = jpath_text(g, "waits", NULL);
+	if (g->held_back == 1) {
+		char *n = recparse_number_text(&g->waits, NULL);
 
 		printf("  generators held back: waited %.3f s in all (%s waits) "
-		    "at the queue's memory bound\n", wait_s, n);
+		    "at the queue's memory bound\n", g->wait_s, n);
 		free(n);
 	} else
 		printf("  generators never waited at the queue's memory "
@@ -273,193 +281,167 @@ print_generators(json_object *rep)
 /* sync drop-caches or drop-host-caches: what made the run start cold
  * (records without them have cold_cache null or none). */
 static void
-print_cold_cache(json_object *rep)
+print_cold_cache(const struct runrec_cold_cache *cc)
 {
-	json_object *cc = jpath(rep, "cold_cache");
-	const char *m = jpath_str(cc, "method"), *err;
-	double files, before, after, failed, s;
-
-	if (m == NULL || !jpath_num(cc, "seconds", &s))
+	if (cc->method == NULL || isnan(cc->seconds))
 		return;
-	if (strcmp(m, "evict") != 0 || !jpath_num(cc, "files", &files)) {
+	if (strcmp(cc->method, "evict") != 0 || isnan(cc->files)) {
 		printf("  cold cache: the host's page cache dropped in %.2f s\n",
-		    s);
+		    cc->seconds);
 		return;
 	}
 	printf("  cold cache: %.0f files written back and evicted in %.2f s",
-	    files, s);
-	if (jpath_num(cc, "resident_before_bytes", &before) &&
-	    jpath_num(cc, "resident_after_bytes", &after))
+	    cc->files, cc->seconds);
+	if (!isnan(cc->resident_before_bytes) &&
+	    !isnan(cc->resident_after_bytes))
 		printf(", %.1f MiB of them cached before, %.1f MiB after",
-		    before / 1048576, after / 1048576);
+		    cc->resident_before_bytes / 1048576,
+		    cc->resident_after_bytes / 1048576);
 	putchar('\n');
-	if (jpath_num(cc, "failed", &failed) && failed > 0 &&
-	    (err = jpath_str(cc, "first_error")) != NULL)
+	if (!isnan(cc->failed) && cc->failed > 0 && cc->first_error != NULL)
 		printf("  cold cache: %.0f files not evicted, first: %s\n",
-		    failed, err);
-}
-
-/* The cap on the daemon's memory and page cache (stressd --memory-max,
- * MemoryMax=, a container's limit), when there was one. */
-static void
-print_memory(json_object *rep)
-{
-	const char *src = jpath_str(rep, "memory.source");
-	double limit;
-
-	if (jpath_num(rep, "memory.limit_bytes", &limit))
-		printf("  memory cap: %.0f MiB (%s)\n", limit / 1048576,
-		    src != NULL ? src : "source unknown");
+		    cc->failed, cc->first_error);
 }
 
 /* Where and how the run ran: host, versions, parameters, target, times. */
 static void
-print_setting(json_object *rep)
+print_setting(const struct runrec *r)
 {
 	struct columns *t = columns_new("ll");
-	const char *src;
-	char *a, *b, *c, *d;
+	char *a;
 
-	a = jpath_text(rep, "host.name", NULL);
-	b = jpath_text(rep, "host.kernel", NULL);
-	c = jpath_text(rep, "host.machine", NULL);
-	d = jpath_text(rep, "host.cpus", NULL);
 	columns_add(t, "host");
-	columns_add(t, "%s (kernel %s, %s, %s CPUs)", a, b, c, d);
-	free(a);
-	free(b);
-	free(c);
-	free(d);
-	a = jpath_text(rep, "stressd_version", NULL);
-	b = jpath_text(rep, "librrd_version", NULL);
+	if (r->has_host_cpus)
+		columns_add(t, "%s (kernel %s, %s, %" PRId64 " CPUs)",
+		    DASH(r->host_name), DASH(r->host_kernel),
+		    DASH(r->host_machine), r->host_cpus);
+	else
+		columns_add(t, "%s (kernel %s, %s, - CPUs)",
+		    DASH(r->host_name), DASH(r->host_kernel),
+		    DASH(r->host_machine));
 	columns_add(t, "versions");
-	columns_add(t, "stressd %s, librrd %s", a, b);
-	free(a);
-	free(b);
-	a = params_text(jpath(rep, "params"));
+	columns_add(t, "stressd %s, librrd %s", DASH(r->stressd_version),
+	    DASH(r->librrd_version));
+	a = params_text(r->params);
 	add_wrapped(t, "parameters", a, REPORT_TEXT, ' ');
 	free(a);
-	a = jpath_text(rep, "target.dir", NULL);
-	b = jpath_text(rep, "target.fs_type", NULL);
 	columns_add(t, "target");
-	columns_add(t, "%s", a);
+	columns_add(t, "%s", DASH(r->target_dir));
 	columns_add(t, "filesystem");
-	columns_add(t, "%s", b);
-	free(a);
-	free(b);
-	a = jpath_text(rep, "target.mount_source", NULL);
-	b = jpath_text(rep, "target.mount_point", NULL);
+	columns_add(t, "%s", DASH(r->fs_type));
 	columns_add(t, "mount source");
-	columns_add(t, "%s (mounted on %s)", a, b);
-	free(a);
-	free(b);
-	add_wrapped(t, "mount options", (src = jpath_str(rep,
-	    "target.mount_options")) ? src : "-", REPORT_TEXT, ',');
-	add_time(t, "started", rep, "started_at");
-	add_time(t, "ended", rep, "ended_at");
-	a = jpath_text(rep, "elapsed_s", "%.1f");
+	columns_add(t, "%s (mounted on %s)", DASH(r->mount_source),
+	    DASH(r->mount_point));
+	add_wrapped(t, "mount options", DASH(r->mount_options), REPORT_TEXT,
+	    ',');
+	add_time(t, "started", r, r->started_at);
+	add_time(t, "ended", r, r->ended_at);
 	columns_add(t, "elapsed");
-	columns_add(t, "%s s", a);
-	free(a);
-	a = jpath_text(rep, "samples", NULL);
-	b = jpath_text(rep, "sample_interval_s", "%g");
+	if (isnan(r->elapsed_s))
+		columns_add(t, "- s");
+	else
+		columns_add(t, "%.1f s", r->elapsed_s);
 	columns_add(t, "samples");
-	columns_add(t, "%s, every %s s", a, b);
+	a = recparse_number_text(&r->samples, NULL);
+	if (isnan(r->sample_interval_s))
+		columns_add(t, "%s, every - s", a);
+	else
+		columns_add(t, "%s, every %g s", a, r->sample_interval_s);
 	free(a);
-	free(b);
 	columns_print(t, stdout, 0);
 	columns_free(t);
 }
 
 /* What the run did: throughput, counts, the generators, a cold start. */
 static void
-print_throughput(json_object *rep)
+print_throughput(const struct runrec *r)
 {
-	char *a, *b, *c, *d, *e;
-	double v;
+	const struct runrec_throughput *tp = &r->throughput;
+	const struct runrec_counters *c = &r->counters;
+	char *a, *b, *d, *e, *f;
 
 	/* The original stresser's wording, so old notes still compare. */
-	a = jpath_text(rep, "throughput.updates_per_s_since_first_update",
-	    "%.2f");
-	b = jpath_text(rep, "throughput.updates_per_s_all_time", "%.2f");
+	a = recparse_number_text(&tp->since_first_update, "%.2f");
+	b = recparse_number_text(&tp->all_time, "%.2f");
 	printf("Throughput\n  %s updates/sec avg since first update, %s "
 	    "updates/sec avg for all time\n", a, b);
 	free(a);
 	free(b);
-	a = jpath_text(rep, "throughput.creates_per_s", "%.2f");
-	b = jpath_text(rep, "throughput.ops_per_update", "%.2f");
+	a = recparse_number_text(&tp->creates_per_s, "%.2f");
+	b = recparse_number_text(&tp->ops_per_update, "%.2f");
 	printf("  %s creates/sec, %s ops per update\n", a, b);
 	free(a);
 	free(b);
-	a = jpath_text(rep, "counters.updates_completed", NULL);
-	b = jpath_text(rep, "counters.updates_failed", NULL);
-	c = jpath_text(rep, "counters.dropped", NULL);
-	d = jpath_text(rep, "counters.creates_completed", NULL);
-	e = jpath_text(rep, "counters.discarded", NULL);
+	a = recparse_number_text(&c->updates_completed, NULL);
+	b = recparse_number_text(&c->updates_failed, NULL);
+	d = recparse_number_text(&c->dropped, NULL);
+	e = recparse_number_text(&c->discarded, NULL);
+	f = recparse_number_text(&c->creates_completed, NULL);
 	printf("  %s updates completed, %s failed, %s dropped, %s discarded; "
-	    "%s creates", a, b, c, e, d);
-	free(e);
-	/* A record made before creates_discarded was counted has none. */
-	e = jpath_text(rep, "counters.creates_discarded", NULL);
-	if (jpath_num(rep, "counters.creates_discarded", &v))
-		printf(", %s discarded", e);
-	putchar('\n');
+	    "%s creates", a, b, d, e, f);
 	free(a);
 	free(b);
-	free(c);
 	free(d);
 	free(e);
-	records_print_recount(rep, 2);
-	if (jpath_num(rep, "counters.update_calls", &v)) {
-		a = jpath_text(rep, "counters.update_calls", NULL);
+	free(f);
+	/* A record made before creates_discarded was counted has none. */
+	if (c->creates_discarded.has) {
+		a = recparse_number_text(&c->creates_discarded, NULL);
+		printf(", %s discarded", a);
+		free(a);
+	}
+	putchar('\n');
+	records_print_recount_rec(&r->recount, 2);
+	if (c->update_calls.has) {
+		a = recparse_number_text(&c->update_calls, NULL);
 		printf("  %s rrd_update calls\n", a);
 		free(a);
 	}
-	print_generators(rep);
-	print_cold_cache(rep);
-	print_memory(rep);
+	print_generators(&r->generators);
+	print_cold_cache(&r->cold_cache);
+	/* The cap on the daemon's memory and page cache (stressd
+	 * --memory-max, MemoryMax=, a container's limit), if any. */
+	if (!isnan(r->memory_limit_bytes))
+		printf("  memory cap: %.0f MiB (%s)\n",
+		    r->memory_limit_bytes / 1048576, r->memory_source != NULL ?
+		    r->memory_source : "source unknown");
 }
 
 /* The summary of one record for a person: the answer first (the
  * daemon's verdict and warnings), then the figures behind it. */
 static void
-report_text(json_object *rep)
+report_text(const struct runrec *r)
 {
-	const char *reason = jpath_str(rep, "reason");
-	char *id = jpath_text(rep, "run_id", NULL);
-	char *st = jpath_text(rep, "state", NULL);
-
-	printf("Run %s: %s%s%s\n", id, st, reason ? ": " : "",
-	    reason ? reason : "");
-	free(id);
-	free(st);
-	verdicts_report(rep, stdout);
+	printf("Run %" PRId64 ": %s%s%s\n", r->run_id, r->state,
+	    r->reason ? ": " : "", r->reason ? r->reason : "");
+	verdicts_report_rec(&r->verdict, r->warnings, r->nwarnings, stdout);
 	putchar('\n');
-	print_setting(rep);
+	print_setting(r);
 	putchar('\n');
-	print_throughput(rep);
+	print_throughput(r);
 
 	putchar('\n');
-	print_queue(rep, "significant_ops_pending",
+	print_dist(&r->sig, "significant_ops_pending",
 	    "Significant operations pending", true);
 	putchar('\n');
-	print_queue(rep, "total_operations_pending", "Total operations pending",
-	    false);
-	if (jpath(rep, "rrdcached") != NULL) {
+	print_dist(&r->total, "total_operations_pending",
+	    "Total operations pending", false);
+	if (r->rrdcached.has) {
 		putchar('\n');
-		print_rrdcached(jpath(rep, "rrdcached"));
+		print_rrdcached(&r->rrdcached);
 	}
 	putchar('\n');
-	print_latency(rep);
+	print_latency(r);
 	putchar('\n');
-	print_errors(rep);
+	print_errors(&r->errors);
 }
 
 /* Copy the run's samples.csv to stdout. */
 static int
-print_csv(const struct records_ctx *ctx, const char *run, json_object *rep)
+print_csv(const struct records_ctx *ctx, const char *run,
+    const struct runrec *rep)
 {
-	char *path = records_file(run, rep, "samples_csv", "samples.csv");
+	char *path = records_file_named(run, rep->samples_csv, "samples.csv");
 	char buf[65536];
 	FILE *fp = NULL;
 	size_t n;
@@ -494,28 +476,31 @@ static int
 run_report(const struct records_ctx *ctx)
 {
 	const char *run = ctx->nruns > 0 ? ctx->runs[0] : NULL;
-	json_object *rep;
+	json_object *cap;
+	struct runrec *rep;
 	int rc;
 
-	if ((rep = records_load(ctx, run, &rc)) == NULL)
+	if ((rep = records_load_run(ctx, run, &cap, &rc)) == NULL &&
+	    cap == NULL)
 		return rc;
-	if (capview_is_record(rep) && ctx->csv) {
+	if (cap != NULL && ctx->csv) {
 		records_error(ctx, "a capacity record has no samples; each of "
 		    "its steps' runs has (report --csv STEP_RUN_ID)");
 		rc = CTL_EXIT_ERROR;
-	} else if (capview_is_record(rep))
-		rc = cmd_capacity_show(ctx, &rep, 1, true);
+	} else if (cap != NULL)
+		rc = cmd_capacity_show(ctx, &cap, 1, true);
 	else if (ctx->png != NULL) {
 		records_error(ctx, "--graph draws a capacity record; stressctl "
 		    "graph draws a run");
 		rc = CTL_EXIT_USAGE;
 	} else if (ctx->csv)
 		rc = print_csv(ctx, run, rep);
-	else if (ctx->json)
-		printf("%s\n", fmt_json_string(rep));
+	else if (ctx->json)	/* the record as received */
+		printf("%s\n", fmt_json_string(rep->json));
 	else
 		report_text(rep);
-	json_object_put(rep);
+	json_object_put(cap);
+	runrec_free(rep);
 	return rc;
 }
 

@@ -23,9 +23,9 @@
 
 #include "capview.h"
 #include "fmt.h"
-#include "jpath.h"
 #include "proto.h"
 #include "records.h"
+#include "runrec.h"
 
 /* The report.json schema this stressctl was written for. */
 #define RECORDS_SCHEMA		1
@@ -60,25 +60,29 @@ records_state_ended(const char *state)
 }
 
 void
-records_print_recount(json_object *rep, int indent)
+records_print_recount_rec(const struct runrec_recount *c, int indent)
 {
-	const char *skipped = jpath_str(rep, "recount.skipped");
-	double n, files, s;
-
-	if (jpath(rep, "recount") == NULL)
+	if (!c->has)
 		return;
-	if (skipped != NULL || !jpath_num(rep, "recount.updates_on_disk", &n)) {
+	if (c->skipped != NULL || !c->updates_on_disk.has) {
 		printf("%*supdates on disk not recounted: %s\n", indent, "",
-		    skipped != NULL ? skipped : "no figure");
+		    c->skipped != NULL ? c->skipped : "no figure");
 		return;
 	}
-	if (!jpath_num(rep, "recount.files_read", &files))
-		files = 0;
-	if (!jpath_num(rep, "recount.seconds", &s))
-		s = 0;
 	printf("%*s%.0f updates on disk, recounted after the run was "
-	    "interrupted (%.0f files read in %.3f s)\n", indent, "", n, files,
-	    s);
+	    "interrupted (%.0f files read in %.3f s)\n", indent, "",
+	    c->updates_on_disk.d, isnan(c->files_read) ? 0 : c->files_read,
+	    isnan(c->seconds) ? 0 : c->seconds);
+}
+
+void
+records_print_recount(json_object *rep, int indent)
+{
+	struct runrec *r = runrec_parse(rep, NULL);
+
+	if (r != NULL)
+		records_print_recount_rec(&r->recount, indent);
+	runrec_free(r);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -233,6 +237,33 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
 	return rep;
 }
 
+struct runrec *
+records_load_run(const struct records_ctx *ctx, const char *run,
+    json_object **cap, int *rc)
+{
+	json_object *rep;
+	struct runrec *r;
+	char *err = NULL;
+
+	if (cap != NULL)
+		*cap = NULL;
+	if ((rep = records_load(ctx, run, rc)) == NULL)
+		return NULL;
+	if (cap != NULL && capview_is_record(rep)) {
+		*cap = rep;
+		return NULL;
+	}
+	/* Checked once here, so a view never meets a mistyped member. */
+	if ((r = runrec_parse(rep, &err)) == NULL) {
+		records_error(ctx, "%s%s%s", run != NULL ? run : "",
+		    run != NULL ? ": " : "", err);
+		*rc = CTL_EXIT_ERROR;
+	}
+	free(err);
+	json_object_put(rep);
+	return r;
+}
+
 /*
  * The path of a file of the record (files.KEY).  A record read from a file
  * may have travelled from another host, so the same name beside it comes
@@ -240,10 +271,9 @@ records_load(const struct records_ctx *ctx, const char *run, int *rc)
  * record names no such file.
  */
 char *
-records_file(const char *run, json_object *rep, const char *key,
-    const char *name)
+records_file_named(const char *run, const char *named, const char *name)
 {
-	const char *named = jpath_str(jpath(rep, "files"), key), *base, *slash;
+	const char *base, *slash;
 	char *beside, *path;
 
 	if (run == NULL || !records_is_path(run))
@@ -261,31 +291,73 @@ records_file(const char *run, json_object *rep, const char *key,
 	return fmt_xprintf("%s", named);
 }
 
+char *
+records_file(const char *run, json_object *rep, const char *key,
+    const char *name)
+{
+	json_object *files, *v = NULL;
+
+	if (json_object_object_get_ex(rep, "files", &files) &&
+	    json_object_is_type(files, json_type_object))
+		json_object_object_get_ex(files, key, &v);
+	return records_file_named(run, json_object_is_type(v,
+	    json_type_string) ? json_object_get_string(v) : NULL, name);
+}
+
 /* A histogram bucket's label: its value, or "lo-hi" when bucketed. */
 static char *
-bucket_label(json_object *e)
+bucket_label(const struct runrec_bucket *e)
 {
-	json_object *upper = jpath(e, "upper");
+	if (e->has_upper)
+		return fmt_xprintf("%" PRId64 "-%" PRId64, e->value, e->upper);
+	return fmt_xprintf("%" PRId64, e->value);
+}
 
-	if (upper != NULL)
-		return fmt_xprintf("%" PRId64 "-%" PRId64,
-		    json_object_get_int64(jpath(e, "value")),
-		    json_object_get_int64(upper));
-	return jpath_text(e, "value", NULL);
+void
+records_hist_span_buckets(const struct runrec_bucket *b, size_t n,
+    int64_t *min, int64_t *max)
+{
+	for (size_t i = 0; i < n; i++) {
+		int64_t lo = b[i].value;
+		int64_t hi = b[i].has_upper ? b[i].upper : lo;
+
+		*min = lo < *min ? lo : *min;
+		*max = hi > *max ? hi : *max;
+	}
+}
+
+/* The entries of a histogram of the JSON-taking callers (n of them). */
+static struct runrec_bucket *
+json_buckets(json_object *hist, size_t *n)
+{
+	struct runrec_bucket *b;
+
+	*n = json_object_is_type(hist, json_type_array) ?
+	    json_object_array_length(hist) : 0;
+	b = fmt_nomem(calloc(*n + 1, sizeof(*b)));
+	for (size_t i = 0; i < *n; i++) {
+		json_object *e = json_object_array_get_idx(hist, i), *v;
+
+		if (json_object_object_get_ex(e, "value", &v))
+			b[i].value = json_object_get_int64(v);
+		if (json_object_object_get_ex(e, "count", &v))
+			b[i].count = json_object_get_int64(v);
+		if (json_object_object_get_ex(e, "upper", &v) && v != NULL) {
+			b[i].upper = json_object_get_int64(v);
+			b[i].has_upper = true;
+		}
+	}
+	return b;
 }
 
 void
 records_hist_span(json_object *hist, int64_t *min, int64_t *max)
 {
-	for (size_t i = 0; i < json_object_array_length(hist); i++) {
-		json_object *e = json_object_array_get_idx(hist, i);
-		int64_t lo = json_object_get_int64(jpath(e, "value"));
-		json_object *up = jpath(e, "upper");
-		int64_t hi = up != NULL ? json_object_get_int64(up) : lo;
+	size_t n;
+	struct runrec_bucket *b = json_buckets(hist, &n);
 
-		*min = lo < *min ? lo : *min;
-		*max = hi > *max ? hi : *max;
-	}
+	records_hist_span_buckets(b, n, min, max);
+	free(b);
 }
 
 int64_t
@@ -310,61 +382,50 @@ records_hist_width(int64_t min, int64_t max)
 	}
 }
 
-/* hist in ranges of width w starting at multiples of w: a new array of
- * {value, upper, count}. */
-static json_object *
-hist_ranges(json_object *hist, int64_t w)
+/* b in ranges of width w starting at multiples of w: a new array of
+ * *m entries. */
+static struct runrec_bucket *
+hist_ranges(const struct runrec_bucket *b, size_t n, int64_t w, size_t *m)
 {
-	json_object *out = json_object_new_array(), *last = NULL;
-	int64_t last_lo = 0;
+	struct runrec_bucket *out = fmt_nomem(calloc(n + 1, sizeof(*out)));
 
-	for (size_t i = 0; i < json_object_array_length(hist); i++) {
-		json_object *e = json_object_array_get_idx(hist, i);
-		int64_t v = json_object_get_int64(jpath(e, "value"));
-		int64_t c = json_object_get_int64(jpath(e, "count"));
-		int64_t lo = v / w * w;
+	*m = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t lo = b[i].value / w * w;
 
-		if (last != NULL && lo == last_lo) {
-			json_object *cnt = jpath(last, "count");
-
-			json_object_set_int64(cnt,
-			    json_object_get_int64(cnt) + c);
+		if (*m > 0 && out[*m - 1].value == lo) {
+			out[*m - 1].count += b[i].count;
 			continue;
 		}
-		last = json_object_new_object();
-		last_lo = lo;
-		json_object_object_add(last, "value",
-		    json_object_new_int64(lo));
-		json_object_object_add(last, "upper",
-		    json_object_new_int64(lo + w - 1));
-		json_object_object_add(last, "count", json_object_new_int64(c));
-		json_object_array_add(out, last);
+		out[*m].value = lo;
+		out[*m].upper = lo + w - 1;
+		out[*m].has_upper = true;
+		out[(*m)++].count = b[i].count;
 	}
 	return out;
 }
 
 /* "value: count" lines with a bar of '#' proportional to the count. */
 static void
-draw_histogram(json_object *hist, int indent)
+draw_histogram(const struct runrec_bucket *b, size_t n, int indent)
 {
-	size_t n = json_object_array_length(hist), lw = 0, cw = 0;
+	size_t lw = 0, cw = 0;
 	int64_t max = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(hist, i);
-		char *l = bucket_label(e), *c = jpath_text(e, "count", NULL);
-		int64_t cnt = json_object_get_int64(jpath(e, "count"));
+		char *l = bucket_label(&b[i]);
+		char *c = fmt_xprintf("%" PRId64, b[i].count);
 
 		lw = strlen(l) > lw ? strlen(l) : lw;
 		cw = strlen(c) > cw ? strlen(c) : cw;
-		max = cnt > max ? cnt : max;
+		max = b[i].count > max ? b[i].count : max;
 		free(l);
 		free(c);
 	}
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(hist, i);
-		char *l = bucket_label(e), *c = jpath_text(e, "count", NULL);
-		int64_t cnt = json_object_get_int64(jpath(e, "count"));
+		char *l = bucket_label(&b[i]);
+		char *c = fmt_xprintf("%" PRId64, b[i].count);
+		int64_t cnt = b[i].count;
 		int bar = max > 0 ? (int)llround((double)cnt * HIST_BAR /
 		    (double)max) : 0;
 
@@ -377,7 +438,7 @@ draw_histogram(json_object *hist, int indent)
 		else
 			printf("%*s%*s: %-*s  ", indent, "", (int)lw, l,
 			    (int)cw, c);
-		for (int b = 0; b < bar; b++)
+		for (int k = 0; k < bar; k++)
 			putchar('#');
 		putchar('\n');
 		free(l);
@@ -386,20 +447,30 @@ draw_histogram(json_object *hist, int indent)
 }
 
 void
-records_histogram(json_object *hist, int indent)
+records_histogram_buckets(const struct runrec_bucket *b, size_t n,
+    int indent)
 {
 	int64_t min = INT64_MAX, max = INT64_MIN, w;
-	json_object *r;
+	struct runrec_bucket *r;
+	size_t m;
 
-	records_hist_span(hist, &min, &max);
+	records_hist_span_buckets(b, n, &min, &max);
 	/* A record's own ranges (upper) are drawn as they are when few. */
-	if (json_object_array_length(hist) <= RECORDS_HIST_ROWS ||
-	    (w = records_hist_width(min, max)) == 1) {
-		draw_histogram(hist, indent);
+	if (n <= RECORDS_HIST_ROWS || (w = records_hist_width(min, max)) == 1) {
+		draw_histogram(b, n, indent);
 		return;
 	}
-	r = hist_ranges(hist, w);
-	draw_histogram(r, indent);
-	json_object_put(r);
+	r = hist_ranges(b, n, w, &m);
+	draw_histogram(r, m, indent);
+	free(r);
 }
 
+void
+records_histogram(json_object *hist, int indent)
+{
+	size_t n;
+	struct runrec_bucket *b = json_buckets(hist, &n);
+
+	records_histogram_buckets(b, n, indent);
+	free(b);
+}

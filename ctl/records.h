@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+#include "runrec.h"
+
 /*
  * Send one request to stressd and return the reply's result (a new
  * reference, never NULL on success: a missing result is an empty object).
@@ -63,6 +65,14 @@ void	 records_error(const struct records_ctx *ctx, const char *fmt, ...)
 json_object	*records_load(const struct records_ctx *ctx, const char *run,
 		    int *rc);
 /*
+ * The same, read once into a struct runrec, which the caller frees: NULL
+ * with *rc as records_load, or with *rc 1 and the member named when the
+ * record does not parse.  A capacity record is not a run's: with cap not
+ * NULL it is handed over in *cap instead (NULL returned, *rc 0).
+ */
+struct runrec	*records_load_run(const struct records_ctx *ctx,
+		    const char *run, json_object **cap, int *rc);
+/*
  * The path of a file of the record (files.KEY, named name by default), a
  * malloc'd string.  A record read from a file may have travelled from
  * another host, so the same name beside it comes first; the path in the
@@ -72,6 +82,11 @@ json_object	*records_load(const struct records_ctx *ctx, const char *run,
 char		*records_file(const char *run, json_object *rep,
 		    const char *key, const char *name);
 
+/* records_file given the path the record names (NULL: none), as a
+ * struct runrec holds it. */
+char		*records_file_named(const char *run, const char *named,
+		    const char *name);
+
 /* Whether a run in state has ended (done, stopped, failed, interrupted;
  * idle: none). */
 bool	 records_state_ended(const char *state);
@@ -79,6 +94,8 @@ bool	 records_state_ended(const char *state);
 /* An interrupted run's recount (report.json's "recount"), one line at
  * indent; nothing for another run. */
 void	 records_print_recount(json_object *rep, int indent);
+void	 records_print_recount_rec(const struct runrec_recount *c,
+	    int indent);
 
 /* The report.json a path operand names (a run directory stands for its
  * report.json); NULL for a run id.  A malloc'd string. */
@@ -88,12 +105,16 @@ char	*records_file_path(const char *run);
  * count}]) with a bar of '#' proportional to the count; more than
  * RECORDS_HIST_ROWS values are shown in ranges of one width. */
 void	 records_histogram(json_object *hist, int indent);
+void	 records_histogram_buckets(const struct runrec_bucket *b, size_t n,
+	    int indent);
 
 /* The most rows a histogram is shown in (a queue can take hundreds of
  * values; the record keeps up to 64). */
 #define RECORDS_HIST_ROWS	16
 /* Widen [*min, *max] by hist's values (and bucket ends). */
 void	 records_hist_span(json_object *hist, int64_t *min, int64_t *max);
+void	 records_hist_span_buckets(const struct runrec_bucket *b, size_t n,
+	    int64_t *min, int64_t *max);
 /* The width of ranges (1, 2, 5, 10, 20, 50, ...) that show [min, max] in
  * at most RECORDS_HIST_ROWS rows when they start at multiples of it. */
 int64_t	 records_hist_width(int64_t min, int64_t max);

@@ -1,6 +1,7 @@
 /* A run's verdict and warnings in words (verdicts.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,9 @@
 #include <json-c/json.h>
 
 #include "fmt.h"
-#include "jpath.h"
 #include "records.h"
+#include "recparse.h"
+#include "runrec.h"
 #include "text.h"
 #include "verdicts.h"
 
@@ -25,22 +27,55 @@ verdicts_kept_word(json_object *kept)
 }
 
 const char *
+verdicts_kept_word_rec(int kept_up)
+{
+	return kept_up < 0 ? "cannot tell" : kept_up ? "kept up" :
+	    "fell behind";
+}
+
+/* rep's verdict and warnings, for the callers that hold JSON: false (the
+ * error dropped) when they do not parse. */
+static bool
+parse_json(json_object *rep, struct runrec_verdict *v,
+    struct runrec_warning **w, size_t *nw)
+{
+	struct recparse p;
+	bool ok;
+
+	recparse_init(&p, "record");
+	ok = runrec_parse_verdict(&p, rep, v, w, nw);
+	free(recparse_take_error(&p));
+	if (!ok) {
+		free(*w);
+		*w = NULL;
+		*nw = 0;
+		v->has = false;
+	}
+	return ok;
+}
+
+const char *
 verdicts_word(json_object *rep)
 {
-	json_object *v = jpath(rep, "verdict");
+	struct runrec_verdict v;
+	struct runrec_warning *w;
+	size_t nw;
 
-	if (!json_object_is_type(v, json_type_object))
-		return NULL;
-	return verdicts_kept_word(jpath(v, "kept_up"));
+	parse_json(rep, &v, &w, &nw);
+	free(w);
+	return v.has ? verdicts_kept_word_rec(v.kept_up) : NULL;
 }
 
 size_t
 verdicts_nwarnings(json_object *rep)
 {
-	json_object *warn = jpath(rep, "warnings");
+	struct runrec_verdict v;
+	struct runrec_warning *w;
+	size_t nw;
 
-	return json_object_is_type(warn, json_type_array) ?
-	    json_object_array_length(warn) : 0;
+	parse_json(rep, &v, &w, &nw);
+	free(w);
+	return nw;
 }
 
 char *
@@ -52,13 +87,26 @@ verdicts_counted(const char *word, size_t n)
 }
 
 char *
+verdicts_short_rec(const struct runrec_verdict *v, size_t nwarnings)
+{
+	if (!v->has)
+		return fmt_xstrdup(old_record);
+	return verdicts_counted(verdicts_kept_word_rec(v->kept_up),
+	    nwarnings);
+}
+
+char *
 verdicts_short(json_object *rep)
 {
-	const char *w = verdicts_word(rep);
+	struct runrec_verdict v;
+	struct runrec_warning *w;
+	size_t nw;
+	char *s;
 
-	if (w == NULL)
-		return fmt_xstrdup(old_record);
-	return verdicts_counted(w, verdicts_nwarnings(rep));
+	parse_json(rep, &v, &w, &nw);
+	s = verdicts_short_rec(&v, nw);
+	free(w);
+	return s;
 }
 
 void
@@ -93,73 +141,51 @@ verdicts_wrap(const char *text, int indent)
 	verdicts_wrap_fp(stdout, indent, 4, text);
 }
 
-/* The code and message of warning w of run i, "" when missing. */
-static void
-warning_at(json_object *rep, size_t w, const char **code, const char **msg)
-{
-	json_object *e = json_object_array_get_idx(jpath(rep, "warnings"), w);
-
-	*code = jpath_str(e, "code");
-	*msg = jpath_str(e, "message");
-	if (*code == NULL)
-		*code = "";
-	if (*msg == NULL)
-		*msg = "";
-}
-
-/* Whether run i's warning w was already printed with an earlier run. */
+/* Whether warning x is among the n of w. */
 static bool
-warning_seen(json_object **reps, int i, const char *code, const char *msg)
+warning_in(const struct runrec_warning *x, const struct runrec_warning *w,
+    size_t n)
 {
-	for (int j = 0; j < i; j++)
-		for (size_t w = 0; w < verdicts_nwarnings(reps[j]); w++) {
-			const char *c, *m;
-
-			warning_at(reps[j], w, &c, &m);
-			if (strcmp(c, code) == 0 && strcmp(m, msg) == 0)
-				return true;
-		}
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(w[k].code, x->code) == 0 &&
+		    strcmp(w[k].message, x->message) == 0)
+			return true;
 	return false;
 }
 
 /* One warning, with every run from i on that has it. */
 static void
-print_warning(json_object **reps, char *const *run, int n, int i,
-    const char *code, const char *msg)
+print_warning(const struct runrec *const *recs, char *const *run, int n,
+    int i, const struct runrec_warning *x)
 {
-	char *runs = fmt_xstrdup(run[i]), *line;
+	char *runs = fmt_xstrdup(run[i]), *line, *more;
 
 	for (int j = i + 1; j < n; j++)
-		for (size_t w = 0; w < verdicts_nwarnings(reps[j]); w++) {
-			const char *c, *m;
-			char *more;
-
-			warning_at(reps[j], w, &c, &m);
-			if (strcmp(c, code) != 0 || strcmp(m, msg) != 0)
-				continue;
+		if (warning_in(x, recs[j]->warnings, recs[j]->nwarnings)) {
 			more = fmt_xprintf("%s, %s", runs, run[j]);
 			free(runs);
 			runs = more;
-			break;
 		}
-	line = fmt_xprintf("%s: %s: %s", runs, code, msg);
+	line = fmt_xprintf("%s: %s: %s", runs, x->code, x->message);
 	verdicts_wrap(line, 2);
 	free(line);
 	free(runs);
 }
 
 void
-verdicts_print(json_object **reps, char *const *who, char *const *run, int n)
+verdicts_print_recs(const struct runrec *const *recs, char *const *who,
+    char *const *run, int n)
 {
 	bool any = false;
 
 	printf("\nVerdicts\n");
 	for (int i = 0; i < n; i++) {
-		const char *w = verdicts_word(reps[i]);
-		const char *why = jpath_str(reps[i], "verdict.reason");
+		const struct runrec_verdict *v = &recs[i]->verdict;
+		const char *w = verdicts_kept_word_rec(v->kept_up);
+		const char *why = v->reason;
 		char *line;
 
-		if (w == NULL)
+		if (!v->has)
 			line = fmt_xprintf("%s: %s", who[i], old_record);
 		else if (why != NULL && *why != '\0')
 			line = fmt_xprintf("%s: %s: %s", who[i], w, why);
@@ -169,79 +195,112 @@ verdicts_print(json_object **reps, char *const *who, char *const *run, int n)
 		free(line);
 	}
 	for (int i = 0; i < n; i++)
-		for (size_t w = 0; w < verdicts_nwarnings(reps[i]); w++) {
-			const char *code, *msg;
+		for (size_t w = 0; w < recs[i]->nwarnings; w++) {
+			const struct runrec_warning *x = &recs[i]->warnings[w];
+			bool seen = false;
 
-			warning_at(reps[i], w, &code, &msg);
-			if (warning_seen(reps, i, code, msg))
+			/* each warning once, with every run that has it */
+			for (int j = 0; j < i && !seen; j++)
+				seen = warning_in(x, recs[j]->warnings,
+				    recs[j]->nwarnings);
+			if (seen)
 				continue;
 			if (!any)
 				printf("Warnings\n");
 			any = true;
-			print_warning(reps, run, n, i, code, msg);
+			print_warning(recs, run, n, i, x);
 		}
+}
+
+void
+verdicts_print(json_object **reps, char *const *who, char *const *run, int n)
+{
+	struct runrec **r = fmt_nomem(calloc((size_t)n + 1, sizeof(*r)));
+	char **w = fmt_nomem(calloc((size_t)n + 1, sizeof(*w)));
+	char **id = fmt_nomem(calloc((size_t)n + 1, sizeof(*id)));
+	int m = 0;
+
+	/* A record that does not parse is left out, as it would not show. */
+	for (int i = 0; i < n; i++)
+		if ((r[m] = runrec_parse(reps[i], NULL)) != NULL) {
+			w[m] = who[i];
+			id[m++] = run[i];
+		}
+	verdicts_print_recs((const struct runrec *const *)r, w, id, m);
+	while (m > 0)
+		runrec_free(r[--m]);
+	free(r);
+	free(w);
+	free(id);
 }
 
 /* "load phase 71 samples, trend +0.06 values/s (stderr 0.08), +215
  * pending in 1 h (material: 1000)" and the latency against its bound. */
 static void
-print_figures(json_object *v, FILE *fp)
+print_figures(const struct runrec_verdict *v, FILE *fp)
 {
-	double slope, se, backlog, thr, p99, bound, n;
 	char line[512];
 	size_t len = 0;
 
 	line[0] = '\0';
-	if (jpath_num(v, "load_phase.samples", &n))
+	if (!isnan(v->load_samples))
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
-		    "load phase %.0f samples", n);
-	if (jpath_num(v, "slope_per_s", &slope) &&
-	    jpath_num(v, "slope_stderr", &se) && len < sizeof(line))
+		    "load phase %.0f samples", v->load_samples);
+	if (!isnan(v->slope_per_s) && !isnan(v->slope_stderr) &&
+	    len < sizeof(line))
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
-		    ", trend %+.4g values/s (stderr %.3g)", slope, se);
-	if (jpath_num(v, "backlog_in_1h", &backlog) && len < sizeof(line))
+		    ", trend %+.4g values/s (stderr %.3g)", v->slope_per_s,
+		    v->slope_stderr);
+	if (!isnan(v->backlog_in_1h) && len < sizeof(line))
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
-		    ", %+.0f pending in 1 h", backlog);
-	if (jpath_num(v, "backlog_threshold", &thr) && len < sizeof(line))
+		    ", %+.0f pending in 1 h", v->backlog_in_1h);
+	if (!isnan(v->backlog_threshold) && len < sizeof(line))
 		snprintf(line + len, sizeof(line) - len, " (material: %.0f)",
-		    thr);
+		    v->backlog_threshold);
 	if (line[0] != '\0')
 		verdicts_wrap_fp(fp, 2, 2, line);
-	if (!jpath_num(v, "latency_bound_ms", &bound))
+	if (isnan(v->latency_bound_ms))
 		return;
-	if (jpath_num(v, "latency_p99_ms", &p99))
+	if (!isnan(v->latency_p99_ms))
 		fprintf(fp, "  enqueue_to_persist p99 %.1f ms, bound %.0f ms\n",
-		    p99, bound);
+		    v->latency_p99_ms, v->latency_bound_ms);
 	else
 		fprintf(fp, "  enqueue_to_persist: nothing written yet, bound "
-		    "%.0f ms\n", bound);
+		    "%.0f ms\n", v->latency_bound_ms);
+}
+
+void
+verdicts_report_rec(const struct runrec_verdict *v,
+    const struct runrec_warning *w, size_t nw, FILE *fp)
+{
+	char *head = verdicts_short_rec(v, nw);
+
+	fprintf(fp, "Verdict: %s\n", head);
+	free(head);
+	if (!v->has)
+		return;
+	if (v->reason != NULL)
+		verdicts_wrap_fp(fp, 2, 0, v->reason);
+	print_figures(v, fp);
+	for (size_t i = 0; i < nw; i++) {
+		char line[1200];
+
+		snprintf(line, sizeof(line), "%s: %s", w[i].code,
+		    w[i].message);
+		if (i == 0)
+			fprintf(fp, "Warnings:\n");
+		verdicts_wrap_fp(fp, 2, 4, line);
+	}
 }
 
 void
 verdicts_report(json_object *rep, FILE *fp)
 {
-	json_object *v = jpath(rep, "verdict"), *w = jpath(rep, "warnings");
-	size_t nw = verdicts_nwarnings(rep);
-	const char *reason;
-	char *head = verdicts_short(rep);
+	struct runrec_verdict v;
+	struct runrec_warning *w;
+	size_t nw;
 
-	fprintf(fp, "Verdict: %s\n", head);
-	free(head);
-	if (verdicts_word(rep) == NULL)
-		return;
-	if ((reason = jpath_str(v, "reason")) != NULL)
-		verdicts_wrap_fp(fp, 2, 0, reason);
-	print_figures(v, fp);
-	for (size_t i = 0; i < nw; i++) {
-		json_object *x = json_object_array_get_idx(w, i);
-		const char *code = jpath_str(x, "code");
-		const char *msg = jpath_str(x, "message");
-		char line[1200];
-
-		snprintf(line, sizeof(line), "%s: %s", code != NULL ? code :
-		    "-", msg != NULL ? msg : "-");
-		if (i == 0)
-			fprintf(fp, "Warnings:\n");
-		verdicts_wrap_fp(fp, 2, 4, line);
-	}
+	parse_json(rep, &v, &w, &nw);
+	verdicts_report_rec(&v, w, nw, fp);
+	free(w);
 }
