@@ -10,6 +10,7 @@
 #include "proto.h"
 #include "rrdfile.h"
 #include "run.h"
+#include "sweep.h"
 #include "util.h"
 
 /* The versions both `version` and `status` report. */
@@ -36,6 +37,8 @@ cmd_stats(struct control_conn *c, json_object *id, struct request_args *a)
 	/* Only while a search runs: stats' keys are the run's otherwise. */
 	if (capacity_active())
 		json_object_object_add(o, "capacity", capacity_status_json());
+	if (sweep_active())
+		json_object_object_add(o, "sweep", sweep_status_json());
 	control_reply_ok(c, id, o);
 }
 
@@ -61,6 +64,7 @@ cmd_status(struct control_conn *c, json_object *id, struct request_args *a)
 	json_object_object_add(o, "run",
 	    run != NULL ? run_status_json(run) : NULL);
 	json_object_object_add(o, "capacity", capacity_status_json());
+	json_object_object_add(o, "sweep", sweep_status_json());
 	control_reply_ok(c, id, o);
 }
 

@@ -9,6 +9,7 @@
 #include "proto.h"
 #include "run.h"
 #include "runrecords.h"
+#include "sweep.h"
 
 /* The record of run id: fresh for the current run, else from disk. */
 static json_object *
@@ -35,6 +36,8 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 	json_object *rep;
 	int64_t want = a->run;
 
+	if (want == 0 && a->sweep_record)
+		want = sweep_id();
 	if (want == 0 && run != NULL)
 		want = run_id(run);
 	else if (want == 0 && (want = runrecords_last(state_dir,
@@ -44,10 +47,18 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 		    "no run recorded in %s/runs", state_dir);
 		return;
 	}
-	if ((rep = report_of((unsigned)want)) == NULL) {
+	/* A sweep's record, in its first run's directory: live while it
+	 * runs. */
+	if (a->sweep_record && ((rep = sweep_record_json((unsigned)want)) !=
+	    NULL || (rep = runrecords_load_file(state_dir, (unsigned)want,
+	    "sweep.json")) != NULL)) {
+		control_reply_ok(c, id, rep);
+		return;
+	}
+	if (a->sweep_record || (rep = report_of((unsigned)want)) == NULL) {
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, "run",
-		    "no record of run %lld in %s/runs", (long long)want,
-		    state_dir);
+		    "no %s of run %lld in %s/runs", a->sweep_record ?
+		    "sweep record" : "record", (long long)want, state_dir);
 		return;
 	}
 	control_reply_ok(c, id, rep);

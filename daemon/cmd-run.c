@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "proto.h"
 #include "run.h"
+#include "sweep.h"
 
 /* One run at a time, none once shutting down. */
 static bool
@@ -31,6 +32,11 @@ start_ready(struct control_conn *c, json_object *id)
 		control_reply_error(c, id, PROTO_ERR_BUSY, NULL,
 		    "capacity search %u is running; stop it or wait for it "
 		    "first", capacity_id());
+		return false;
+	}
+	if (sweep_active()) {
+		control_reply_error(c, id, PROTO_ERR_BUSY, NULL, "sweep %u is "
+		    "running; stop it or wait for it first", sweep_id());
 		return false;
 	}
 	if (pending != NULL) {
@@ -121,6 +127,24 @@ cmd_stop(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	struct run *run = lifecycle_run(), *pending = lifecycle_pending();
 
+	if (sweep_active()) {
+		unsigned sid = sweep_id();
+
+		sweep_stop(a->drain, NULL);
+		if (a->wait && sweep_active())
+			control_defer(c, id, CONTROL_WAIT_SWEEP_END);
+		else {
+			json_object *res = json_object_new_object();
+
+			json_object_object_add(res, "sweep",
+			    json_object_new_int64(sid));
+			json_object_object_add(res, "state",
+			    json_object_new_string(sweep_active() ?
+			    "stopping" : "stopped"));
+			control_reply_ok(c, id, res);
+		}
+		return;
+	}
 	if (capacity_active()) {
 		unsigned cid = capacity_id();
 
@@ -163,7 +187,9 @@ static void
 cmd_wait(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	(void)a;
-	if (capacity_active())
+	if (sweep_active())
+		control_defer(c, id, CONTROL_WAIT_SWEEP_END);
+	else if (capacity_active())
 		control_defer(c, id, CONTROL_WAIT_CAPACITY_END);
 	else if (run_active(lifecycle_run()) || lifecycle_pending() != NULL)
 		control_defer(c, id, CONTROL_WAIT_RUN_END);

@@ -10,7 +10,8 @@
 
 extern const struct cmd_entry cmd_start_entry, cmd_stop_entry,
     cmd_stats_entry, cmd_status_entry, cmd_wait_entry, cmd_report_entry,
-    cmd_runs_entry, cmd_help_entry, cmd_version_entry, cmd_capacity_entry;
+    cmd_runs_entry, cmd_help_entry, cmd_version_entry, cmd_capacity_entry,
+    cmd_sweep_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_start_entry,	/* cmd-run.c */
@@ -19,6 +20,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_status_entry,	/* cmd-info.c */
 	&cmd_wait_entry,	/* cmd-run.c */
 	&cmd_capacity_entry,	/* cmd-run.c */
+	&cmd_sweep_entry,	/* cmd-sweep.c */
 	&cmd_report_entry,	/* cmd-records.c */
 	&cmd_runs_entry,	/* cmd-records.c */
 	&cmd_help_entry,	/* cmd-info.c */

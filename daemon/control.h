@@ -79,6 +79,8 @@ enum control_wait {
 	CONTROL_WAIT_RUN_END,		/* the run ended (wait, stop) */
 	CONTROL_WAIT_CAPACITY_START,	/* a search's first step launched */
 	CONTROL_WAIT_CAPACITY_END,	/* the search ended (wait, stop) */
+	CONTROL_WAIT_SWEEP_START,	/* a sweep's first run launched */
+	CONTROL_WAIT_SWEEP_END,		/* the sweep ended (wait, stop) */
 };
 
 /* Answer later: the connection is parked until its event. */

@@ -15,6 +15,7 @@
 #include "rrdfile.h"
 #include "run.h"
 #include "stats.h"
+#include "sweep.h"
 
 /* The capacity search running now: where it is and its bracket. */
 static void
@@ -49,6 +50,47 @@ render_capacity(struct evbuffer *out)
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
 		if (!json_object_object_get_ex(st, g[i].key, &v) || v == NULL)
 			continue;	/* no bracket end yet */
+		prom_header(out, g[i].name, "gauge", g[i].help);
+		prom_sample(out, g[i].name, labels, json_object_get_double(v));
+	}
+	json_object_put(st);
+}
+
+/* The sweep running now: which run of how many, and how many failed. */
+static void
+render_sweep(struct evbuffer *out)
+{
+	static const struct {
+		const char *key, *name, *help;
+	} g[] = {
+		{ "run", "stressd_sweep_run", "the sweep's run running, from 1" },
+		{ "runs_planned", "stressd_sweep_runs_planned",
+		  "runs the sweep makes: directories x repeat" },
+		{ "runs_done", "stressd_sweep_runs_done",
+		  "runs of the sweep that have ended" },
+		{ "runs_failed", "stressd_sweep_runs_failed",
+		  "runs of the sweep that ended failed" },
+		{ "dir_index", "stressd_sweep_dir_index",
+		  "the directory of the run running, from 0" },
+	};
+	json_object *st = sweep_status_json(), *v;
+	char labels[1024], sid[300], label[300];
+
+	prom_header(out, "stressd_sweep_active", "gauge",
+	    "1 while a sweep runs");
+	prom_sample(out, "stressd_sweep_active", NULL, st != NULL);
+	if (st == NULL)
+		return;
+	json_object_object_get_ex(st, "sweep_id", &v);
+	prom_label_escape(sid, sizeof(sid), json_object_get_string(v));
+	json_object_object_get_ex(st, "label", &v);
+	prom_label_escape(label, sizeof(label), json_object_get_string(v));
+	json_object_object_get_ex(st, "id", &v);
+	snprintf(labels, sizeof(labels), "sweep=\"%d\",sweep_id=\"%s\","
+	    "label=\"%s\"", json_object_get_int(v), sid, label);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		if (!json_object_object_get_ex(st, g[i].key, &v) || v == NULL)
+			continue;
 		prom_header(out, g[i].name, "gauge", g[i].help);
 		prom_sample(out, g[i].name, labels, json_object_get_double(v));
 	}
@@ -140,4 +182,5 @@ exposition_render(struct evbuffer *out, void *arg)
 	hist_destroy(call);
 	hist_destroy(fsync);
 	render_capacity(out);
+	render_sweep(out);
 }

@@ -12,6 +12,7 @@
 #include "rrdcc.h"
 #include "run.h"
 #include "runrecords.h"
+#include "sweep.h"
 #include "util.h"
 
 static struct {
@@ -53,6 +54,7 @@ lifecycle_init(struct event_base *base, const char *state_dir,
 		return -1;
 	d.next_id = runrecords_highest_id(state_dir) + 1;
 	capacity_recover(state_dir);
+	sweep_recover(state_dir);
 	d.started = util_now();
 	return 0;
 }
@@ -61,6 +63,7 @@ void
 lifecycle_finish(void)
 {
 	capacity_finish();
+	sweep_finish();
 	run_free(d.pending);
 	run_free(d.run);
 	d.pending = d.run = NULL;
@@ -213,6 +216,7 @@ lifecycle_tick(void)
 		    run_stats_json(d.run));
 	}
 	capacity_tick();
+	sweep_tick();
 }
 
 void
@@ -222,6 +226,8 @@ lifecycle_shutdown(bool drain, const char *why)
 	run_cancel_setup(d.pending);
 	if (capacity_active())
 		capacity_stop(drain, why);
+	if (sweep_active())
+		sweep_stop(drain, why);
 	if (run_active(d.run))
 		run_stop(d.run, drain, why);
 }
@@ -235,7 +241,8 @@ lifecycle_shutting_down(void)
 bool
 lifecycle_quiescent(void)
 {
-	return d.pending == NULL && !run_active(d.run) && !capacity_active();
+	return d.pending == NULL && !run_active(d.run) && !capacity_active() &&
+	    !sweep_active();
 }
 
 uint64_t
@@ -263,6 +270,6 @@ lifecycle_stuck(double limit)
 void
 lifecycle_summary(char *buf, size_t len)
 {
-	if (!capacity_summary(buf, len))
+	if (!capacity_summary(buf, len) && !sweep_summary(buf, len))
 		run_summary(d.run, buf, len);
 }
