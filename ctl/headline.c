@@ -277,6 +277,33 @@ verdict_lines(json_object *st, bool ended)
 		    (long long)json_object_get_int64(jpath(st, "run_id")));
 }
 
+/* A sweep's record (schema stressd-sweep), or stats' "sweep" while one
+ * runs: where it is, in a line or two. */
+static bool
+is_sweep_record(json_object *o)
+{
+	const char *s = jpath_str(o, "schema");
+
+	return s != NULL && strcmp(s, "stressd-sweep") == 0;
+}
+
+static void
+sweep_lines(json_object *rec)
+{
+	json_object *runs = jpath(rec, "runs");
+	const char *reason = jpath_str(rec, "reason");
+
+	linef("sweep", "%.0f (%s): %s%s%s", jpath_num0(rec, "id"),
+	    jpath_str(rec, "sweep_id") ? jpath_str(rec, "sweep_id") : "?",
+	    jpath_str(rec, "state") ? jpath_str(rec, "state") : "?",
+	    reason != NULL && *reason ? ": " : "", reason ? reason : "");
+	linef("runs", "%zu of %.0f started, %.0f failed (stressctl sweep "
+	    "--attach %.0f compares them)", json_object_is_type(runs,
+	    json_type_array) ? json_object_array_length(runs) : 0,
+	    jpath_num0(rec, "runs_planned"), jpath_num0(rec, "runs_failed"),
+	    jpath_num0(rec, "id"));
+}
+
 void
 headline_stats(json_object *st)
 {
@@ -291,6 +318,10 @@ headline_stats(json_object *st)
 	/* wait (and stop) at the end of a capacity search: its record. */
 	if (capview_is_record(st)) {
 		capview_print(&st, 1, false, stdout);
+		return;
+	}
+	if (is_sweep_record(st)) {
+		sweep_lines(st);
 		return;
 	}
 	if (state == NULL)
@@ -310,6 +341,12 @@ headline_stats(json_object *st)
 		line("search", s);
 		free(s);
 	}
+	if (json_object_is_type(jpath(st, "sweep"), json_type_object))
+		linef("sweep", "%.0f: run %.0f of %.0f in %s",
+		    jpath_num0(st, "sweep.id"), jpath_num0(st, "sweep.run"),
+		    jpath_num0(st, "sweep.runs_planned"),
+		    jpath_str(st, "sweep.label") ? jpath_str(st, "sweep.label") :
+		    "?");
 	if ((reason = jpath_str(st, "reason")) != NULL)
 		line("reason", reason);
 	progress_line(st, ended);
@@ -329,7 +366,7 @@ headline_stop(json_object *res)
 	/* stop with wait answers with the final stats. */
 	if (json_object_is_type(res, json_type_object) &&
 	    (jpath(res, "generated") != NULL || jpath(res, "rates") != NULL ||
-	    capview_is_record(res)))
+	    capview_is_record(res) || is_sweep_record(res)))
 		headline_stats(res);
 	else
 		output_text_stop(res);

@@ -7,7 +7,10 @@
 # run, each run tagged with the sweep id, the files' update counts by
 # rrdtool = each run's updates_completed; a stop mid-sweep (stopped, the
 # runs so far kept, no later run); kill -9 mid-sweep (interrupted at the
-# next start, the runs done kept).
+# next start, the runs done kept).  stressctl sweep: the sweep outlives a
+# killed client and --attach follows it to its compare (rrdtool confirms
+# the updates); Ctrl-C detaches by default, --on-interrupt stop stops it;
+# --detach returns at once and stressctl stop stops it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -166,4 +169,106 @@ assert_eq "$(jq -r .state "$STATE/runs/$SID/report.json")" done \
 assert_eq "$(ctlj status | jq -c .sweep)" null "status after the restart"
 [ ! -e "$T/k1/sweep-$(jq -r .sweep_id "$F")-3" ] ||
     fail "the sweep went on after the restart"
+
+# ---- 5. stressctl sweep: the sweep outlives its client (kill -9), and
+# --attach follows it to the end and prints the compare as sweep does
+KNOBS=(--files "$FILES" --rra "$RRA" --max-updates 600 --update-time 3)
+"$STRESSCTL" --socket "$SOCK" sweep --dir "$T/c1" --label one --dir "$T/c2" \
+    --repeat 2 "${KNOBS[@]}" >"$T/c.out" 2>"$T/c.err" &
+cpid=$!
+HELPER_PIDS+=("$cpid")
+wait_for_stats '.sweep != null and .state == "running"' 30 >/dev/null
+kill -9 "$cpid"
+wait "$cpid" 2>/dev/null || true
+SID=$(ctlj status | jq .sweep.id)
+[ "$SID" != null ] || fail "the sweep died with its client"
+w=$(ctl watch --count 3 --interval 0.2)
+assert_contains "$w" "[sweep $SID: run " "watch during a sweep"
+assert_contains "$(ctl stats)" "sweep " "stats' headline names the sweep"
+rc=0
+out=$(CTL_TIMEOUT=$WAIT_TIMEOUT ctl sweep --attach 2>"$T/a.err") || rc=$?
+assert_eq "$rc" 0 "attach to a sweep whose client was killed ($(cat "$T/a.err"))"
+assert_contains "$(cat "$T/a.err")" "following sweep $SID" "attach said"
+F=$STATE/runs/$SID/sweep.json
+assert_eq "$(jq -r .state "$F")" done "the sweep completed without its client"
+assert_eq "$(jq '.runs | length' "$F")" 4 "its runs"
+for id in $(jq '.runs[].run_id' "$F"); do
+	grep -q "run $id\\b" <<<"$out" || fail "attach's compare lacks run $id: $out"
+	dir=$(jq -r .params.dir "$STATE/runs/$id/report.json")
+	assert_eq "$(rrd_sum "$(rrd_scan "$dir" "$FILES")")" 600 \
+	    "run $id: rrdtool lastupdate sum"
+	assert_eq "$(rrd_info_get "$dir/0.rrd" last_update)" \
+	    "$((START_TS + $(rrd_scan "$dir" 1 | awk '{ print $2 }') * STEP))" \
+	    "run $id: rrdtool info last_update"
+done
+head -n 1 <<<"$out" | grep -q '^ \+one \+' || fail "attach's heading: $out"
+grep -q 'mean +- sample standard deviation' <<<"$out" ||
+    fail "attach: no mean/spread table: $out"
+# the last sweep, shown again (nothing runs), and as JSON with its record
+out=$(ctlj sweep --attach 2>/dev/null) || fail "attach to the last exited $?"
+assert_eq "$(jq -r .sweep.record <<<"$out")" "$SID" "--json: the record"
+assert_eq "$(jq -r .sweep.state <<<"$out")" done "--json: its state"
+assert_eq "$(jq '.runs | length' <<<"$out")" 4 "--json: its runs"
+out=$(ctlj sweep --attach "$SID" 2>/dev/null) || fail "attach $SID exited $?"
+assert_eq "$(jq -r .sweep.id <<<"$out")" "$(jq -r .sweep_id "$F")" \
+    "attach ID: the sweep id"
+
+# ---- 6. Ctrl-C detaches by default; --attach --on-interrupt stop stops
+# Not under timeout: a background job of a script ignores SIGINT, and
+# stressctl's own handler is what is tested.
+"$STRESSCTL" --socket "$SOCK" sweep --dir "$T/i1" --dir "$T/i2" --files \
+    "$FILES" --rra "$RRA" --max-updates 4000 --update-time 20 \
+    >"$T/i.out" 2>"$T/i.err" &
+cpid=$!
+HELPER_PIDS+=("$cpid")
+wait_for_stats '.sweep != null and .state == "running"' 30 >/dev/null
+kill -INT "$cpid"
+rc=0
+wait "$cpid" || rc=$?
+assert_eq "$rc" 130 "Ctrl-C exit status"
+assert_contains "$(cat "$T/i.err")" "detached" "detach said"
+assert_contains "$(cat "$T/i.err")" "stressctl sweep --attach" \
+    "how to re-attach said"
+assert_contains "$(cat "$T/i.err")" "stressctl stop" "how to stop said"
+assert_eq "$(ctlj status | jq -r .sweep.state)" running "the sweep goes on"
+run_ctl 1 "a second sweep is busy" --socket "$SOCK" sweep --dir "$T/x" \
+    --files 10
+SID=$(ctlj status | jq .sweep.id)
+"$STRESSCTL" --socket "$SOCK" sweep --attach --on-interrupt stop \
+    >"$T/s.out" 2>"$T/s.err" &
+cpid=$!
+HELPER_PIDS+=("$cpid")
+sleep 2
+kill -INT "$cpid"
+rc=0
+wait "$cpid" || rc=$?
+assert_eq "$rc" 130 "stopped by Ctrl-C: exit status ($(cat "$T/s.err"))"
+assert_contains "$(cat "$T/s.err")" "stopping sweep" "stop said"
+assert_eq "$(jq -r .state "$STATE/runs/$SID/sweep.json")" stopped \
+    "sweep stopped by Ctrl-C"
+grep -q "run $SID\\b" "$T/s.out" || fail "no compare after the stop: $(cat "$T/s.out")"
+[ ! -e "$T/i2" ] || fail "the sweep went on after its stop"
+
+# ---- 7. --detach returns at once; stressctl stop stops the sweep
+out=$(ctl sweep --detach --dir "$T/d1" --dir "$T/d2" --files "$FILES" \
+    --rra "$RRA" --max-updates 4000 --update-time 20) || fail "detach exited $?"
+assert_contains "$out" "started in stressd" "detach returns at once"
+SID=$(ctlj status | jq .sweep.id)
+wait_for_stats '.sweep != null and .state == "running"' 30 >/dev/null
+out=$(ctl stop) || fail "stop of a sweep exited $?: $out"
+assert_contains "$out" "stopped" "stop's view of the sweep"
+F=$STATE/runs/$SID/sweep.json
+assert_eq "$(jq -r .state "$F")" stopped "stressctl stop: the sweep's state"
+assert_eq "$(jq -r '.runs[0].state' "$F")" stopped "stressctl stop: its run"
+rc=0
+ctl sweep --attach >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 1 "attach to a stopped sweep: exit status"
+for args in "--attach --dir $T/y" "--attach --files 3" "--attach --detach" \
+    "--dir $T/y 5" "--on-interrupt never --dir $T/y"; do
+	rc=0
+	# shellcheck disable=SC2086  # split on purpose
+	ctl sweep $args >/dev/null 2>"$T/err" || rc=$?
+	assert_eq "$rc" 2 "sweep $args ($(cat "$T/err"))"
+done
+[ ! -e "$T/y" ] || fail "a usage error created a directory"
 log "ok"
