@@ -110,7 +110,8 @@ open_update_file(const char *name, json_object **args)
 	struct stat st;
 	int fd;
 
-	if (strcmp(name, "start") != 0 || *args == NULL ||
+	if ((strcmp(name, "start") != 0 && strcmp(name, "sweep") != 0) ||
+	    *args == NULL ||
 	    !json_object_object_get_ex(*args, "update_file", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    *(path = json_object_get_string(v)) == '\0' ||
@@ -158,7 +159,8 @@ replies_late(const char *name, json_object *args)
 	if (strcmp(name, "stop") == 0)
 		return args == NULL || !json_object_object_get_ex(args, "wait",
 		    &w) || json_object_get_boolean(w);
-	return strcmp(name, "wait") == 0 || strcmp(name, "start") == 0;
+	return strcmp(name, "wait") == 0 || strcmp(name, "start") == 0 ||
+	    strcmp(name, "sweep") == 0;
 }
 
 /*

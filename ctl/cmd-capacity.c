@@ -26,6 +26,7 @@
 #include "cmd-start.h"
 #include "ctl.h"
 #include "fmt.h"
+#include "follow.h"
 #include "jpath.h"
 #include "options.h"
 #include "proto.h"
@@ -52,21 +53,6 @@ static const struct search_opt {
 /* Its getopt entry; name as in search_opts[i]. */
 #define SEARCH_OPT(name, i) \
 	{ name, required_argument, NULL, OPT_CAP_SEARCH + (i) }
-
-/* Poll period while following, in ms. */
-#define POLL_MS		1000
-/* Polls that may see the search gone before its record says it ended
- * (the record is rewritten after the daemon's state changes). */
-#define GONE_POLLS	5
-
-static volatile sig_atomic_t cap_interrupted;
-
-static void
-cap_sigint(int sig)
-{
-	(void)sig;
-	cap_interrupted = 1;
-}
 
 /* ---------------------------------------------------------------- show */
 
@@ -169,31 +155,6 @@ print_progress(json_object *cap, double *last)
 	free(s);
 }
 
-/* Ctrl-C: detach (the search goes on) or ask the daemon to stop it.
- * Returns PARSE_OK to go on following, or the exit status. */
-static int
-interrupted(struct ctl *ctl, int64_t id, bool *stopping)
-{
-	json_object *res;
-	int rc;
-
-	cap_interrupted = 0;
-	if (!ctl->cap_int_stop || *stopping) {
-		fprintf(stderr, "\nstressctl capacity: detached; search %"
-		    PRId64 " goes on in stressd.\n  follow it again: stressctl "
-		    "capacity --attach\n  stop it:         stressctl stop\n",
-		    id);
-		return 128 + SIGINT;
-	}
-	fprintf(stderr, "\nstressctl capacity: stopping search %" PRId64
-	    " (its current step is drained; Ctrl-C again to detach)\n", id);
-	if ((res = call_daemon(ctl, "stop", NULL, &rc)) == NULL)
-		return rc;
-	json_object_put(res);
-	*stopping = true;
-	return PARSE_OK;
-}
-
 /* The exit status a search's final state calls for. */
 static int
 state_rc(json_object *rep)
@@ -204,86 +165,75 @@ state_rc(json_object *rep)
 	    CTL_EXIT_ERROR;
 }
 
+/* What following a search keeps between polls. */
+struct cap_follow {
+	int64_t		 id;
+	json_object	*rep;		/* its record, as last loaded */
+	size_t		 printed;	/* steps printed */
+	double		 done, step;	/* steps_done, step, as last seen */
+};
+
+/* One poll: the step running on stderr, the steps that finished since
+ * the last one from the record. */
+static int
+cap_poll(const struct records_ctx *ctx, void *arg, json_object *cap)
+{
+	struct cap_follow *f = arg;
+	double n = cap != NULL ? jpath_num0(cap, "steps_done") : -2;
+	int rc = CTL_EXIT_OK;
+
+	if (cap != NULL)
+		print_progress(cap, &f->step);
+	/* Gone from status: read the record again until it says so. */
+	if (n != f->done || f->rep == NULL || cap == NULL) {
+		json_object_put(f->rep);
+		if ((f->rep = load_id(ctx, f->id, &rc)) == NULL)
+			return rc;
+		f->done = n;
+		print_new_steps(ctx, f->rep, &f->printed);
+	}
+	return cap == NULL && capview_state_ended(jpath_str(f->rep, "state")) ?
+	    FOLLOW_ENDED : FOLLOW_ON;
+}
+
 /* Follow search id to its end, then show its record. */
 static int
 follow(const struct records_ctx *ctx, int64_t id)
 {
 	struct ctl *ctl = ctx->call_arg;
-	struct sigaction sa = { .sa_handler = cap_sigint }, old;
-	json_object *rep = NULL, *st;
-	size_t printed = 0;
-	double done = -1, step = -1;
-	bool stopping = false;
-	int rc = CTL_EXIT_OK, gone = 0;
+	struct cap_follow f = { .id = id, .done = -1, .step = -1 };
+	struct follow_job j = { "capacity", "search", "capacity_id",
+	    ctl->cap_detach, ctl->cap_int_stop, cap_poll, &f };
+	bool stopping;
+	int rc;
 
-	/* No SA_RESTART: the poll's sleep ends at once. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	for (;;) {
-		json_object *cap;
-		bool live;
-		double n;
-
-		if (cap_interrupted &&
-		    (rc = interrupted(ctl, id, &stopping)) != PARSE_OK)
-			goto out;
-		rc = CTL_EXIT_OK;
-		if ((st = call_daemon(ctl, "status", NULL, &rc)) == NULL)
-			goto out;
-		cap = jpath(st, "capacity");
-		live = json_object_is_type(cap, json_type_object) &&
-		    (int64_t)jpath_num0(cap, "id") == id &&
-		    !capview_state_ended(jpath_str(cap, "state"));
-		n = live ? jpath_num0(cap, "steps_done") : -2;
-		if (live)
-			print_progress(cap, &step);
-		json_object_put(st);
-		if (n != done || rep == NULL) {
-			json_object_put(rep);
-			if ((rep = load_id(ctx, id, &rc)) == NULL)
-				goto out;
-			done = n;
-			print_new_steps(ctx, rep, &printed);
-		}
-		if (!live && (capview_state_ended(jpath_str(rep, "state")) ||
-		    ++gone > GONE_POLLS))
-			break;
-		if (!live)
-			done = -3;	/* read the record again */
-		nanosleep(&(struct timespec){ POLL_MS / 1000,
-		    (POLL_MS % 1000) * 1000000L }, NULL);
-	}
+	if ((rc = follow_run(ctx, &j, id, &stopping)) != FOLLOW_ENDED)
+		goto out;
+	if (f.rep == NULL && (f.rep = load_id(ctx, id, &rc)) == NULL)
+		goto out;
 	if (!ctx->json)
 		putchar('\n');
-	rc = cmd_capacity_show(ctx, &rep, 1, false);
+	rc = cmd_capacity_show(ctx, &f.rep, 1, false);
 	if (rc == CTL_EXIT_OK)
-		rc = state_rc(rep);
+		rc = state_rc(f.rep);
 	if (stopping && rc == CTL_EXIT_ERROR)
 		rc = 128 + SIGINT;
 out:
-	sigaction(SIGINT, &old, NULL);
-	json_object_put(rep);
+	json_object_put(f.rep);
 	return rc;
 }
 
 /* The id of the running search, else of the last recorded one; 0 if
  * there is none. */
 static int64_t
-find_search(struct ctl *ctl, bool *running, int *rc)
+find_search(const struct records_ctx *ctx, bool *running, int *rc)
 {
+	struct ctl *ctl = ctx->call_arg;
 	json_object *res, *runs;
-	int64_t id = 0;
+	int64_t id = follow_running(ctx, "capacity", rc);
 
-	*running = false;
-	if ((res = call_daemon(ctl, "status", NULL, rc)) == NULL)
-		return -1;
-	if (json_object_is_type(jpath(res, "capacity"), json_type_object)) {
-		id = (int64_t)jpath_num0(res, "capacity.id");
-		*running = !capview_state_ended(jpath_str(res,
-		    "capacity.state"));
-	}
-	json_object_put(res);
-	if (id > 0)
+	*running = id > 0;
+	if (id != 0)
 		return id;
 	if ((res = call_daemon(ctl, "runs", NULL, rc)) == NULL)
 		return -1;
@@ -303,11 +253,10 @@ find_search(struct ctl *ctl, bool *running, int *rc)
 static int
 attach(const struct records_ctx *ctx)
 {
-	struct ctl *ctl = ctx->call_arg;
 	json_object *rep;
 	bool running;
 	int rc = CTL_EXIT_OK;
-	int64_t id = find_search(ctl, &running, &rc);
+	int64_t id = find_search(ctx, &running, &rc);
 
 	if (id < 0)
 		return rc;
@@ -361,50 +310,18 @@ static int
 run_capacity(const struct records_ctx *ctx)
 {
 	struct ctl *ctl = ctx->call_arg;
-	struct sigaction sa = { .sa_handler = cap_sigint,
-	    .sa_flags = SA_RESTART }, old;
-	json_object *args, *res;
+	struct follow_job j = { "capacity", "search", "capacity_id",
+	    ctl->cap_detach, ctl->cap_int_stop, NULL, NULL };
+	json_object *args;
 	int64_t id;
-	int rc;
+	int rc = CTL_EXIT_OK;
 
 	if (ctl->cap_attach)
 		return attach(ctx);
 	args = request_args(ctl);
-	/* The reply waits for the first step's setup (a scan of thousands
-	 * of files): a Ctrl-C then is kept for follow() to act on once the
-	 * search's id is known, as --on-interrupt says. */
-	cap_interrupted = 0;
-	sigemptyset(&sa.sa_mask);
-	if (!ctl->cap_detach)
-		sigaction(SIGINT, &sa, &old);
-	res = call_daemon(ctl, "capacity", args, &rc);
-	if (!ctl->cap_detach)
-		sigaction(SIGINT, &old, NULL);
+	id = follow_start(ctx, &j, args, &rc);
 	json_object_put(args);
-	if (res == NULL)
-		return rc;	/* refused, or a dry run */
-	id = (int64_t)jpath_num0(res, "capacity_id");
-	if (id <= 0) {
-		records_error(ctx, "the reply has no capacity_id: %.200s",
-		    fmt_json_string(res));
-		json_object_put(res);
-		return CTL_EXIT_ERROR;
-	}
-	if (ctl->cap_detach) {
-		if (ctx->json)
-			printf("%s\n", fmt_json_string(res));
-		else
-			printf("capacity search %" PRId64 " started in stressd\n"
-			    "  follow it: stressctl capacity --attach\n"
-			    "  stop it:   stressctl stop\n", id);
-		json_object_put(res);
-		return CTL_EXIT_OK;
-	}
-	json_object_put(res);
-	fprintf(stderr, "stressctl capacity: search %" PRId64 " started; "
-	    "Ctrl-C %s\n", id, ctl->cap_int_stop ? "stops it" :
-	    "detaches (it goes on in stressd)");
-	return follow(ctx, id);
+	return id > 0 ? follow(ctx, id) : rc;
 }
 
 /* ---------------------------------------------------------------- parse */
@@ -440,24 +357,7 @@ capacity_option(struct ctl *ctl, int c)
 {
 	if (c >= OPT_CAP_SEARCH && c < OPT_CAP_SEARCH + (int)NSEARCH)
 		return search_option(ctl, &search_opts[c - OPT_CAP_SEARCH]);
-	switch (c) {
-	case OPT_CAP_ATTACH:
-		ctl->cap_attach = true;
-		return PARSE_OK;
-	case OPT_CAP_DETACH:
-		ctl->cap_detach = true;
-		return PARSE_OK;
-	case OPT_CAP_ON_INTERRUPT:
-		if (strcmp(optarg, "stop") == 0 ||
-		    strcmp(optarg, "detach") == 0) {
-			ctl->cap_int_stop = strcmp(optarg, "stop") == 0;
-			return PARSE_OK;
-		}
-		options_usage_error(ctl->cmd, "--on-interrupt: '%s' is neither "
-		    "detach nor stop", optarg);
-		return CTL_EXIT_USAGE;
-	}
-	return OPTIONS_UNKNOWN;
+	return options_job(ctl, c);
 }
 
 /* The value of search key (given, else the daemon's default). */

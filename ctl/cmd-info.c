@@ -33,6 +33,7 @@ check_version(struct ctl *ctl, json_object *res)
 /* What stats shows of a capacity search's record, as wait does. */
 static const struct ctl_kind stats_kinds[] = {
 	{ capview_is_record, replyview_capacity, replyview_capacity_steps },
+	{ headline_is_sweep, headline_sweep, headline_sweep },
 	{ NULL, NULL, NULL }
 };
 

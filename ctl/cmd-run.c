@@ -113,6 +113,7 @@ check_wait(struct ctl *ctl, json_object *res)
  */
 static const struct ctl_kind stop_kinds[] = {
 	{ capview_is_record, replyview_capacity, NULL },
+	{ headline_is_sweep, headline_sweep, headline_sweep },
 	{ statsview_is_stats, headline_stats, statsview_text },
 	{ NULL, NULL, NULL }
 };
@@ -120,6 +121,7 @@ static const struct ctl_kind stop_kinds[] = {
 /* wait at the end of a capacity search gets the search's record. */
 static const struct ctl_kind wait_kinds[] = {
 	{ capview_is_record, replyview_capacity, replyview_capacity_steps },
+	{ headline_is_sweep, headline_sweep, headline_sweep },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,9 +1,8 @@
 /* stressctl sweep: the same run in each of several directories, repeated
- * and interleaved, then compared as by compare, with each directory's
- * mean and spread across its repeats. */
+ * and interleaved, run by stressd as a job (so it outlives this process),
+ * followed here, then compared as by compare, with each directory's mean
+ * and spread across its repeats. */
 #include "config.h"
-
-#include <sys/stat.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -13,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -25,10 +22,18 @@
 #include "cmd-sweep.h"
 #include "columns.h"
 #include "fmt.h"
+#include "follow.h"
 #include "jpath.h"
-#include "knobs.h"
+#include "options.h"
 #include "proto.h"
 #include "records.h"
+
+/* The most directories a sweep takes (the daemon's limit too). */
+#define CMD_SWEEP_MAX_DIRS	64
+
+/* The record being shown, for --json's "sweep" (compare_more's views
+ * take no argument of their own). */
+static json_object *shown;
 
 /* ---------------------------------------------------------------- spread */
 
@@ -146,8 +151,9 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	columns_free(t);
 }
 
-/* {"id": ID, "directories": [{"dir", "runs", "stats": {PATH: {n, mean,
- * stddev, min, max}}}]} for --json. */
+/* {"id": ID, "record": N, "state", "directories": [{"dir", "runs",
+ * "stats": {PATH: {n, mean, stddev, min, max}}}]} for --json: the
+ * sweep's record id and final state are the job's. */
 static json_object *
 sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 {
@@ -157,6 +163,10 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 
 	json_object_object_add(o, "id", json_object_new_string(
 	    ctx->sweep_id ? ctx->sweep_id : ""));
+	json_object_object_add(o, "record", json_object_get(jpath(shown,
+	    "id")));
+	json_object_object_add(o, "state", json_object_get(jpath(shown,
+	    "state")));
 	for (int d = 0; d < ctx->nsweep_dirs; d++) {
 		json_object *e = fmt_nomem(json_object_new_object());
 		json_object *ids = fmt_nomem(json_object_new_array());
@@ -207,217 +217,127 @@ sweep_more_json(const struct records_ctx *ctx, json_object **reps, int n,
 
 static const struct compare_more sweep_more = { sweep_text, sweep_more_json };
 
-/* ---------------------------------------------------------------- driver */
+/* ---------------------------------------------------------------- follow */
 
-static volatile sig_atomic_t sweep_interrupted;
+/* What following a sweep keeps between polls. */
+struct sweep_follow {
+	int64_t		 id;
+	json_object	*rec;		/* its record, as last loaded */
+	size_t		 started, ended;	/* runs whose line is printed */
+	double		 run, done;	/* status's run, runs_done, as seen */
+};
 
-/* The first Ctrl-C asks the sweep to stop; a second one leaves at once. */
+/* The sweep record of sweep id (its first run's), or NULL with *rc. */
+static json_object *
+load_record(const struct records_ctx *ctx, int64_t id, int *rc)
+{
+	json_object *args = fmt_nomem(json_object_new_object()), *rec;
+
+	json_object_object_add(args, "run", json_object_new_int64(id));
+	json_object_object_add(args, "kind", json_object_new_string("sweep"));
+	rec = ctx->call(ctx->call_arg, "report", args, rc);
+	json_object_put(args);
+	return rec;
+}
+
+/* Each run's start and end on stderr, as the record lists them, from
+ * what was printed on. */
 static void
-sweep_sigint(int sig)
+print_runs(struct sweep_follow *f)
 {
-	static const char msg[] = "\nstressctl sweep: interrupted again\n";
+	json_object *runs = jpath(f->rec, "runs");
+	double total = jpath_num0(f->rec, "runs_planned");
 
-	if (sweep_interrupted) {
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) == -1)
-			_exit(128 + sig);
-		_exit(128 + sig);
+	while (json_object_is_type(runs, json_type_array) &&
+	    f->ended < json_object_array_length(runs)) {
+		json_object *r = json_object_array_get_idx(runs, f->ended);
+		const char *st = jpath_str(r, "state");
+
+		if (f->started <= f->ended) {
+			fprintf(stderr, "stressctl sweep: run %.0f (%.0f of "
+			    "%.0f) in %s\n", jpath_num0(r, "run_id"),
+			    jpath_num0(r, "n"), total, jpath_str(r, "dir") ?
+			    jpath_str(r, "dir") : "?");
+			f->started = f->ended + 1;
+		}
+		if (st == NULL || strcmp(st, "running") == 0)
+			break;
+		fprintf(stderr, "stressctl sweep: run %.0f %s\n",
+		    jpath_num0(r, "run_id"), st);
+		f->ended++;
 	}
-	sweep_interrupted = 1;
 }
 
-static const char *
-result_str(json_object *res, const char *key)
+/* One poll: the record again when a run started or ended. */
+static int
+sweep_poll(const struct records_ctx *ctx, void *arg, json_object *job)
 {
-	json_object *v;
+	struct sweep_follow *f = arg;
+	double run = job != NULL ? jpath_num0(job, "run") : -1;
+	double done = job != NULL ? jpath_num0(job, "runs_done") : -1;
+	int rc = CTL_EXIT_OK;
 
-	if (!json_object_is_type(res, json_type_object) ||
-	    !json_object_object_get_ex(res, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
+	/* Gone from status: read the record again until it says so. */
+	if (run != f->run || done != f->done || f->rec == NULL ||
+	    job == NULL) {
+		json_object_put(f->rec);
+		if ((f->rec = load_record(ctx, f->id, &rc)) == NULL)
+			return rc;
+		f->run = run;
+		f->done = done;
+		print_runs(f);
+	}
+	return job == NULL && records_state_ended(jpath_str(f->rec,
+	    "state")) ? FOLLOW_ENDED : FOLLOW_ON;
 }
 
-static int64_t
-result_id(json_object *res)
-{
-	json_object *v;
-
-	if (!json_object_is_type(res, json_type_object) ||
-	    !json_object_object_get_ex(res, "run_id", &v))
-		return -1;
-	return json_object_get_int64(v);
-}
+/* ---------------------------------------------------------------- show */
 
 /*
- * Follow run id to its end, polling stats (a blocking wait would not
- * return on Ctrl-C); on Ctrl-C stop it with a drain.  Returns its final
- * state (a new string), or NULL with *rc set on an error.
+ * The runs of sweep record rec compared as compare does, with the
+ * spread table, then --graph.  stopped: a Ctrl-C of ours stopped it.
+ * Returns the exit status: 1 when a run failed or the sweep did not
+ * complete, 130 after our stop.
  */
-static char *
-sweep_follow(struct ctl *ctl, int64_t id, int *rc)
-{
-	json_object *args, *res;
-	const char *state;
-	char *ret;
-
-	for (;;) {
-		if (sweep_interrupted) {
-			fprintf(stderr, "stressctl sweep: stopping run %" PRId64
-			    " (Ctrl-C again to quit at once)\n", id);
-			args = json_object_new_object();
-			json_object_object_add(args, "drain",
-			    json_object_new_boolean(1));
-			json_object_object_add(args, "wait",
-			    json_object_new_boolean(1));
-			res = call_daemon(ctl, "stop", args, rc);
-			json_object_put(args);
-		} else
-			res = call_daemon(ctl, "stats", NULL, rc);
-		if (res == NULL)
-			return NULL;
-		state = result_str(res, "state");
-		/* Another run than ours means ours has ended. */
-		if (state != NULL && (sweep_interrupted ||
-		    result_id(res) != id || strcmp(state, "done") == 0 ||
-		    strcmp(state, "stopped") == 0 ||
-		    strcmp(state, "failed") == 0 || strcmp(state, "idle") == 0))
-			break;
-		json_object_put(res);
-		/* Interrupted early by Ctrl-C, which is what we want. */
-		nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
-	}
-	ret = strdup(result_id(res) == id ? state : "ended");
-	json_object_put(res);
-	if (ret == NULL) {
-		fprintf(stderr, "stressctl: out of memory\n");
-		*rc = CTL_EXIT_ERROR;
-	}
-	return ret;
-}
-
-/* The label of sweep directory d's runs: its --label, else the directory
- * (its end, if too long for a label), else "dir D". */
-static json_object *
-sweep_label(const struct ctl *ctl, int d)
-{
-	const struct knob *k = knobs_find("label");
-	const char *dir = ctl->sweep_dirs[d];
-	size_t len = strlen(dir);
-	char buf[KNOBS_TEXT_MAX], err[160];
-
-	if (ctl->sweep_labels[d] != NULL)
-		return json_object_new_string(ctl->sweep_labels[d]);
-	if (len < sizeof(buf))
-		snprintf(buf, sizeof(buf), "%s", dir);
-	else
-		snprintf(buf, sizeof(buf), "...%s", dir + len -
-		    (sizeof(buf) - 4));
-	/* A cut character or bytes that are not UTF-8 fail the check. */
-	if (knobs_check_text(k, buf, strlen(buf), err, sizeof(err)) == -1)
-		snprintf(buf, sizeof(buf), "dir %d", d + 1);
-	return json_object_new_string(buf);
-}
-
-/* The sweep command (a record command: it makes its own requests). */
 static int
-run_sweep(const struct records_ctx *rec)
+show(const struct records_ctx *ctx, json_object *rec, bool stopped)
 {
-	struct ctl *ctl = rec->call_arg;
-	struct records_ctx cmp = *rec;
-	struct sigaction sa = { .sa_handler = sweep_sigint }, old;
-	unsigned long total = ctl->repeat * (unsigned long)ctl->nsweep_dirs;
-	char sweep_id[KNOBS_TEXT_MAX], **ids, *sub = NULL, *state;
-	json_object *args = NULL, *res;
-	struct stat st;
-	unsigned long n = 0;
+	struct records_ctx cmp = *ctx;
+	json_object *runs = jpath(rec, "runs"), *dirs = jpath(rec, "dirs");
+	size_t nruns = json_object_is_type(runs, json_type_array) ?
+	    json_object_array_length(runs) : 0;
+	size_t ndirs = json_object_is_type(dirs, json_type_array) ?
+	    json_object_array_length(dirs) : 0;
+	char **ids = fmt_nomem(calloc(nruns + 1, sizeof(*ids)));
+	char **dnames = fmt_nomem(calloc(ndirs + 1, sizeof(*dnames)));
+	const char *state = jpath_str(rec, "state");
 	int rc = CTL_EXIT_OK, failed = 0;
 
-	snprintf(sweep_id, sizeof(sweep_id), "s-%lld-%ld",
-	    (long long)time(NULL), (long)getpid());
-	if ((ids = calloc(total, sizeof(*ids))) == NULL) {
-		fprintf(stderr, "stressctl: out of memory\n");
-		return CTL_EXIT_ERROR;
-	}
-	/* No SA_RESTART: the poll's sleep ends at once. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	for (n = 0; n < total && !sweep_interrupted; n++) {
-		const char *dir = ctl->sweep_dirs[n % (unsigned long)
-		    ctl->nsweep_dirs];
-		int64_t id;
+	for (size_t i = 0; i < nruns; i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		const char *st = jpath_str(r, "state");
 
-		free(sub);
-		if (asprintf(&sub, "%s/sweep-%s-%lu", dir, sweep_id, n + 1) ==
-		    -1) {
-			sub = NULL;
-			fprintf(stderr, "stressctl: out of memory\n");
-			rc = CTL_EXIT_ERROR;
-			break;
-		}
-		/* Fresh files: stressd would continue existing ones. */
-		if (lstat(sub, &st) == 0) {
-			fprintf(stderr, "stressctl sweep: %s exists\n", sub);
-			rc = CTL_EXIT_ERROR;
-			break;
-		}
-		json_object_put(args);
-		args = NULL;	/* deep_copy wants an empty destination */
-		if (json_object_deep_copy(ctl->args, &args, NULL) != 0) {
-			args = NULL;
-			fprintf(stderr, "stressctl: out of memory\n");
-			rc = CTL_EXIT_ERROR;
-			break;
-		}
-		json_object_object_add(args, "dir",
-		    json_object_new_string(sub));
-		json_object_object_add(args, "sweep_id",
-		    json_object_new_string(sweep_id));
-		json_object_object_add(args, "label", sweep_label(ctl,
-		    (int)(n % (unsigned long)ctl->nsweep_dirs)));
-		if ((res = call_daemon(ctl, "start", args, &rc)) == NULL) {
-			if (rc == CTL_EXIT_OK)	/* a dry run */
-				continue;
-			break;
-		}
-		id = result_id(res);
-		json_object_put(res);
-		if (id <= 0) {
-			fprintf(stderr, "stressctl sweep: start's reply has no "
-			    "run id\n");
-			rc = CTL_EXIT_ERROR;
-			break;
-		}
-		fprintf(stderr, "stressctl sweep: run %" PRId64 " (%lu of %lu) "
-		    "in %s\n", id, n + 1, total, sub);
-		if ((ids[n] = fmt_xprintf("%" PRId64, id)) == NULL ||
-		    (state = sweep_follow(ctl, id, &rc)) == NULL)
-			break;
-		fprintf(stderr, "stressctl sweep: run %" PRId64 " %s\n", id,
-		    state);
-		if (strcmp(state, "failed") == 0)
-			failed = 1;
-		free(state);
+		ids[i] = fmt_xprintf("%.0f", jpath_num0(r, "run_id"));
+		failed |= st != NULL && strcmp(st, "failed") == 0;
 	}
-	json_object_put(args);
-	free(sub);
-	/* Compare what is recorded, whatever ended the sweep. */
+	for (size_t d = 0; d < ndirs; d++) {
+		const char *dir = jpath_str(json_object_array_get_idx(dirs, d),
+		    "dir");
+
+		dnames[d] = fmt_xstrdup(dir != NULL ? dir : "?");
+	}
 	cmp.runs = ids;
-	for (cmp.nruns = 0; (unsigned long)cmp.nruns < total &&
-	    ids[cmp.nruns] != NULL; cmp.nruns++)
-		;
+	cmp.nruns = (int)nruns;
 	cmp.name = "sweep";
-	cmp.sweep_dirs = ctl->sweep_dirs;
-	cmp.nsweep_dirs = ctl->nsweep_dirs;
-	cmp.sweep_id = sweep_id;
-	if (cmp.nruns > 0) {
-		int crc = cmd_compare_show(&cmp, &sweep_more);
-
-		if (rc == CTL_EXIT_OK)
-			rc = crc;
-	}
+	cmp.sweep_dirs = dnames;
+	cmp.nsweep_dirs = (int)ndirs;
+	cmp.sweep_id = jpath_str(rec, "sweep_id");
+	shown = rec;
+	if (cmp.nruns > 0 && cmp.nsweep_dirs > 0)
+		rc = cmd_compare_show(&cmp, &sweep_more);
 	/* --graph: the picture of the same runs; its line goes to stderr
 	 * with the progress, so stdout stays one compare (--json). */
-	if (cmp.nruns > 0 && rec->png != NULL) {
+	if (cmp.nruns > 0 && cmp.nsweep_dirs > 0 && ctx->png != NULL) {
 		int grc;
 
 		cmp.json = false;
@@ -425,21 +345,166 @@ run_sweep(const struct records_ctx *rec)
 		    rc == CTL_EXIT_OK)
 			rc = grc;
 	}
-	for (unsigned long i = 0; i < total; i++)
+	shown = NULL;
+	fprintf(stderr, "stressctl sweep: sweep %.0f (%s) %s%s%s\n",
+	    jpath_num0(rec, "id"), cmp.sweep_id ? cmp.sweep_id : "?",
+	    state ? state : "?", jpath_str(rec, "reason") &&
+	    *jpath_str(rec, "reason") ? ": " : "", jpath_str(rec, "reason") ?
+	    jpath_str(rec, "reason") : "");
+	for (size_t i = 0; i < nruns; i++)
 		free(ids[i]);
+	for (size_t d = 0; d < ndirs; d++)
+		free(dnames[d]);
 	free(ids);
-	if (sweep_interrupted)
+	free(dnames);
+	if (stopped)
 		return 128 + SIGINT;
-	sigaction(SIGINT, &old, NULL);
-	if (rc == CTL_EXIT_OK && failed)
+	if (rc == CTL_EXIT_OK && (failed || state == NULL ||
+	    strcmp(state, "done") != 0))
 		rc = CTL_EXIT_ERROR;
 	return rc;
 }
 
+/* Follow sweep id to its end, then show it. */
+static int
+follow(const struct records_ctx *ctx, const struct follow_job *j,
+    int64_t id)
+{
+	struct sweep_follow f = { .id = id, .run = -2, .done = -2 };
+	struct follow_job fj = *j;
+	bool stopped;
+	int rc;
+
+	fj.poll = sweep_poll;
+	fj.arg = &f;
+	if ((rc = follow_run(ctx, &fj, id, &stopped)) == FOLLOW_ENDED &&
+	    (f.rec != NULL || (f.rec = load_record(ctx, id, &rc)) != NULL))
+		rc = show(ctx, f.rec, stopped);
+	json_object_put(f.rec);
+	return rc;
+}
+
+/* The last sweep recorded: its first run's id, found as the first run
+ * of the last run's sweep_id; 0 if none. */
+static int64_t
+last_sweep(const struct records_ctx *ctx, int *rc)
+{
+	json_object *res, *runs;
+	const char *sid = NULL;
+	int64_t id = 0;
+	size_t n;
+
+	if ((res = ctx->call(ctx->call_arg, "runs", NULL, rc)) == NULL)
+		return -1;
+	runs = jpath(res, "runs");
+	n = json_object_is_type(runs, json_type_array) ?
+	    json_object_array_length(runs) : 0;
+	for (size_t i = n; i-- > 0 && sid == NULL;) {
+		sid = jpath_str(json_object_array_get_idx(runs, i), "sweep_id");
+		if (sid != NULL && *sid == '\0')
+			sid = NULL;
+	}
+	for (size_t i = 0; sid != NULL && i < n && id == 0; i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		const char *s = jpath_str(r, "sweep_id");
+
+		if (s != NULL && strcmp(s, sid) == 0)
+			id = (int64_t)jpath_num0(r, "id");
+	}
+	json_object_put(res);
+	return id;
+}
+
+/* --attach [ID]: follow the running sweep (or ID), else show ID or the
+ * last one. */
+static int
+attach(const struct records_ctx *ctx, const struct follow_job *j)
+{
+	json_object *rec;
+	int rc = CTL_EXIT_OK;
+	int64_t running = follow_running(ctx, "sweep", &rc), id;
+
+	if (running < 0)
+		return rc;
+	id = ctx->nruns > 0 ? strtoll(ctx->runs[0], NULL, 10) : running > 0 ?
+	    running : last_sweep(ctx, &rc);
+	if (id < 0)
+		return rc;
+	if (id == 0) {
+		records_error(ctx, "no sweep running or recorded");
+		return CTL_EXIT_ERROR;
+	}
+	if (id == running) {
+		fprintf(stderr, "stressctl sweep: following sweep %" PRId64
+		    "\n", id);
+		return follow(ctx, j, id);
+	}
+	if ((rec = load_record(ctx, id, &rc)) == NULL)
+		return rc;
+	rc = show(ctx, rec, false);
+	json_object_put(rec);
+	return rc;
+}
+
+/* The request: the run knobs, "dirs" for --dir, "labels" for the
+ * --label after each (an unlabelled one gets ""), when any is given,
+ * "repeat". */
+static json_object *
+request_args(struct ctl *ctl)
+{
+	json_object *args = NULL, *dirs, *labels;
+	bool labelled = false;
+
+	if (json_object_deep_copy(ctl->args, &args, NULL) != 0)
+		fmt_nomem(NULL);
+	dirs = fmt_nomem(json_object_new_array());
+	labels = fmt_nomem(json_object_new_array());
+	for (int i = 0; i < ctl->nsweep_dirs; i++) {
+		const char *l = ctl->sweep_labels[i];
+
+		json_object_array_add(dirs,
+		    json_object_new_string(ctl->sweep_dirs[i]));
+		json_object_array_add(labels, json_object_new_string(l != NULL ?
+		    l : ""));
+		labelled = labelled || l != NULL;
+	}
+	json_object_object_add(args, "dirs", dirs);
+	if (labelled)
+		json_object_object_add(args, "labels", labels);
+	else
+		json_object_put(labels);
+	json_object_object_add(args, "repeat",
+	    json_object_new_int64((int64_t)ctl->repeat));
+	return args;
+}
+
+/* The sweep command (a record command: it makes its own requests). */
+static int
+run_sweep(const struct records_ctx *ctx)
+{
+	struct ctl *ctl = ctx->call_arg;
+	struct follow_job j = { "sweep", "sweep", "id", ctl->cap_detach,
+	    ctl->cap_int_stop, NULL, NULL };
+	json_object *args;
+	int64_t id;
+	int rc = CTL_EXIT_OK;
+
+	if (ctl->cap_attach)
+		return attach(ctx, &j);
+	args = request_args(ctl);
+	id = follow_start(ctx, &j, args, &rc);
+	json_object_put(args);
+	return id > 0 ? follow(ctx, &j, id) : rc;
+}
+
+/* ---------------------------------------------------------------- parse */
+
 /* A paced run sampled every 1 s has too few samples in its load phase
  * for a verdict when the load is short: with --update-time and no
  * --sample-interval (nor a --profile, which may set one), sample about
- * 60 times over the load, every update_time / 60 s within 0.1 to 1 s. */
+ * 60 times over the load, every update_time / 60 s within 0.1 to 1 s.
+ * (stressd does the same for a request without one; set here, the
+ * request says what the runs get.) */
 static void
 sweep_sample_interval(json_object *args)
 {
@@ -461,44 +526,99 @@ parse_sweep(struct ctl *ctl, int argc, char **argv)
 	int rc;
 
 	ctl->repeat = 1;
-	if ((rc = cmd_start_options(ctl, argc, argv, true)) == PARSE_OK)
-		sweep_sample_interval(ctl->args);
-	return rc;
+	/* --attach takes no --dir: look for it before the dirs are
+	 * required. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--attach") == 0)
+			ctl->cap_attach = true;
+	if ((rc = cmd_start_options(ctl, argc, argv, true)) != PARSE_OK)
+		return rc;
+	if (ctl->cap_attach && (ctl->nsweep_dirs > 0 ||
+	    json_object_object_length(ctl->args) > 0 || ctl->cap_detach ||
+	    ctl->repeat != 1)) {
+		options_usage_error(ctl->cmd, "--attach follows the running or "
+		    "last sweep: no --dir, --detach, --repeat nor run options");
+		return CTL_EXIT_USAGE;
+	}
+	if (!ctl->cap_attach && ctl->rec.nruns > 0) {
+		options_usage_error(ctl->cmd, "unexpected argument '%s' (a "
+		    "sweep id goes with --attach)", ctl->rec.runs[0]);
+		return CTL_EXIT_USAGE;
+	}
+	if (ctl->rec.nruns > 0 && records_is_path(ctl->rec.runs[0])) {
+		options_usage_error(ctl->cmd, "--attach ID: '%s' is not a "
+		    "sweep id", ctl->rec.runs[0]);
+		return CTL_EXIT_USAGE;
+	}
+	if (ctl->nsweep_dirs > CMD_SWEEP_MAX_DIRS) {
+		options_usage_error(ctl->cmd, "--dir: at most %d directories",
+		    CMD_SWEEP_MAX_DIRS);
+		return CTL_EXIT_USAGE;
+	}
+	sweep_sample_interval(ctl->args);
+	return PARSE_OK;
 }
 
 const struct ctl_cmd cmd_sweep_entry = {
 	.name = "sweep",
-	.usage = "--dir DIR... [options]",
+	.usage = "--dir DIR... [options] | --attach [ID]",
 	.summary = "run the same run in each directory and compare them",
 	.details =
-	    "The runs go one after another in the order A B C A B C ... (each "
-	    "directory\nonce per repeat, interleaved to expose drift), all "
-	    "with the same knobs, so\nthe same seed.  Each run writes fresh "
-	    "files in a new subdirectory\nDIR/sweep-ID-K (K: the run's number "
-	    "in the sweep), created by stressd;\nnothing is removed.  Each run "
-	    "is recorded as usual, its sweep_id knob set\nto ID (s-TIME-PID, "
-	    "shown by runs).  At the end the runs are compared as\nby compare, "
-	    "verdicts and ranking included (a winner needs --repeat 3);\n"
-	    "with --repeat above 1, each directory's mean, sample standard\n"
-	    "deviation, minimum and maximum across its done runs come first.  "
-	    "Progress goes to\nstderr.  With --update-time S and neither "
-	    "--sample-interval nor --profile,\nthe runs sample every S/60 s "
+	    "stressd runs the sweep (it survives this process and the ssh "
+	    "session that\nstarted it).  The runs go one after another in the "
+	    "order A B C A B C ...\n(each directory once per repeat, "
+	    "interleaved to expose drift), all with the\nsame knobs, so the "
+	    "same seed.  Each run writes fresh files in a new\nsubdirectory "
+	    "DIR/sweep-ID-K (K: the run's number in the sweep), created by\n"
+	    "stressd; nothing is removed.  Each run is recorded as usual, its "
+	    "sweep_id\nknob set to ID (s-TIME-N, shown by runs); the sweep's "
+	    "record is sweep.json\nin the directory of its first run, N.  At "
+	    "the end the runs are compared as\nby compare, verdicts and "
+	    "ranking included (a winner needs --repeat 3);\nwith --repeat "
+	    "above 1, each directory's mean, sample standard\ndeviation, "
+	    "minimum and maximum across its done runs come first.  Progress\n"
+	    "goes to stderr.  With --update-time S and neither "
+	    "--sample-interval nor\n--profile, the runs sample every S/60 s "
 	    "(0.1 to 1 s), enough for a verdict.\n\nOptions:\n"
-	    "  --dir DIR     a directory to sweep (repeatable; at least one)\n"
-	    "  --label TEXT  what the --dir before it is (its runs' label knob;\n"
-	    "                default the directory): compare's heading, and\n"
-	    "                how the ranking groups repeats\n"
-	    "  --repeat N    runs per directory, 1 to 1000 (default 1)\n"
-	    "  --profile P   start every run from [profile P] of stressd.conf\n"
-	    "  --graph FILE  draw the runs' significant queues into FILE (a "
-	    "PNG), as\n                by stressctl graph\n"
-	    "  -h, --help    print this help and exit\nand every option of "
-	    "start but --sweep-id (see stressctl start --help).\n\nCtrl-C "
-	    "stops the current run with a drain, waits for it, prints the "
-	    "compare\nof the runs so far (the stopped one included, not in the "
-	    "means) and exits\nwith status 130; a second Ctrl-C exits at once. "
-	    " A failed run does not end\nthe sweep, but the exit status is "
-	    "then 1; a refused start ends it.\n",
+	    "  --dir DIR       a directory to sweep (repeatable, 1 to 64)\n"
+	    "  --label TEXT    what the --dir before it is (its runs' label "
+	    "knob;\n                  default the directory): compare's "
+	    "heading, and how\n                  the ranking groups repeats\n"
+	    "  --repeat N      runs per directory, 1 to 1000 (default 1)\n"
+	    "  --profile P     start every run from [profile P] of "
+	    "stressd.conf\n"
+	    "  --graph FILE    draw the runs' significant queues into FILE (a "
+	    "PNG), as\n                  by stressctl graph\n"
+	    "  --detach        start the sweep and return at once\n"
+	    "  --on-interrupt A  what Ctrl-C does: detach (default; the sweep "
+	    "goes on)\n                  or stop (the current run is drained, "
+	    "the sweep stopped)\n"
+	    "  --attach [ID]   follow the running sweep (or sweep ID), or show "
+	    "the last\n                  one (or ID) when none runs\n"
+	    "  -h, --help      print this help and exit\nand every option of "
+	    "start but --sweep-id (see stressctl start --help).\n"
+	    "stressctl sweep --attach [ID] [--on-interrupt A] takes no other "
+	    "option.\n\nCtrl-C detaches: the sweep goes on in stressd "
+	    "(stressctl sweep --attach\nfollows it again, stressctl stop "
+	    "stops it).  With --on-interrupt stop it\nstops the current run "
+	    "with a drain, waits for it, prints the compare of the\nruns so "
+	    "far (the stopped one included, not in the means) and exits with\n"
+	    "status 130; a second Ctrl-C detaches.  A failed run does not end "
+	    "the sweep,\nbut the exit status is then 1, as it is when the "
+	    "sweep is stopped by\nanother client or a refused start ends "
+	    "it.\n",
+	.options = (const struct option[]){
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "graph", required_argument, NULL, OPT_GRAPH },
+		{ "attach", no_argument, NULL, OPT_CAP_ATTACH },
+		{ "detach", no_argument, NULL, OPT_CAP_DETACH },
+		{ "on-interrupt", required_argument, NULL,
+		    OPT_CAP_ON_INTERRUPT },
+		OPTIONS_COMMON,
+		{ NULL, 0, NULL, 0 }
+	},
+	.option = options_job,
+	.max_runs = 1,
 	.parse = parse_sweep,
 	.run = run_sweep,
 };

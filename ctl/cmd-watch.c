@@ -59,7 +59,8 @@ struct watch_now {
 	double		 t, max, done, completed;
 	double		 sig, total;
 	double		 rate, overall, eta;	/* eta < 0: unknown */
-	bool		 searching;	/* a capacity search runs */
+	bool		 searching;	/* a capacity search or sweep runs */
+	bool		 sweeping;	/* it is a sweep */
 	int64_t		 search_id;	/* its id, when it does */
 	char		 search[256];	/* where it is; "" when none */
 };
@@ -72,7 +73,18 @@ watch_search(json_object *st, struct watch_now *now)
 	double x;
 
 	now->searching = jpath_num(st, "capacity.id", &x);
+	now->sweeping = false;
 	now->search[0] = '\0';
+	if (!now->searching && jpath_num(st, "sweep.id", &x)) {
+		/* A sweep: which run of how many, and its directory's label. */
+		now->searching = now->sweeping = true;
+		now->search_id = (int64_t)x;
+		snprintf(now->search, sizeof(now->search), "sweep %.0f: run "
+		    "%.0f/%.0f in %s", x, jpath_num0(st, "sweep.run"),
+		    jpath_num0(st, "sweep.runs_planned"), jpath_str(st,
+		    "sweep.label") ? jpath_str(st, "sweep.label") : "?");
+		return;
+	}
 	if (!now->searching)
 		return;
 	now->search_id = (int64_t)x;
@@ -292,16 +304,20 @@ mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A search watched to its end: 0 when it is done, else 1 (its last
- * step's run ended stopped, as a step that had its answer does). */
+/* A search (or a sweep) watched to its end: 0 when it is done, else 1
+ * (its last step's run ended stopped, as a step that had its answer
+ * does). */
 static int
-search_rc(const struct records_ctx *ctx, int64_t id)
+search_rc(const struct records_ctx *ctx, int64_t id, bool sweep)
 {
 	json_object *args = json_object_new_object(), *rep;
 	const char *st;
 	int rc = CTL_EXIT_OK;
 
 	json_object_object_add(args, "run", json_object_new_int64(id));
+	if (sweep)
+		json_object_object_add(args, "kind",
+		    json_object_new_string("sweep"));
 	rep = ctx->call(ctx->call_arg, "report", args, &rc);
 	json_object_put(args);
 	if (rep == NULL)
@@ -310,7 +326,8 @@ search_rc(const struct records_ctx *ctx, int64_t id)
 	rc = st != NULL && strcmp(st, "done") == 0 ? CTL_EXIT_OK :
 	    CTL_EXIT_ERROR;
 	if (rc != CTL_EXIT_OK)
-		records_error(ctx, "capacity search %" PRId64 " %s%s%s", id,
+		records_error(ctx, "%s %" PRId64 " %s%s%s", sweep ? "sweep" :
+		    "capacity search", id,
 		    st != NULL ? st : "ended", jpath_str(rep, "reason") ?
 		    ": " : "", jpath_str(rep, "reason") ?
 		    jpath_str(rep, "reason") : "");
@@ -328,6 +345,7 @@ run_watch(const struct records_ctx *ctx)
 	double interval = ctx->interval, start;
 	unsigned long n = 0;
 	int64_t search = 0;
+	bool sweep = false;
 	int rc = CTL_EXIT_OK;
 
 	memset(&w, 0, sizeof(w));
@@ -358,8 +376,10 @@ run_watch(const struct records_ctx *ctx)
 		    NULL)
 			break;
 		watch_update(&w, st, &now);
-		if (now.searching)
+		if (now.searching) {
 			search = now.search_id;
+			sweep = now.sweeping;
+		}
 		if (ctx->json)
 			printf("%s\n", fmt_json_string(st));
 		else if (w.tty)
@@ -371,7 +391,7 @@ run_watch(const struct records_ctx *ctx)
 		/* Between a search's steps the last run has ended: the
 		 * watch goes on until the search does. */
 		if (records_state_ended(now.state) && !now.searching) {
-			rc = search > 0 ? search_rc(ctx, search) :
+			rc = search > 0 ? search_rc(ctx, search, sweep) :
 			    strcmp(now.state, "failed") == 0 ?
 			    CTL_EXIT_ERROR : CTL_EXIT_OK;
 			if (rc != CTL_EXIT_OK) {

@@ -276,6 +276,33 @@ verdict_lines(json_object *st, bool ended)
 		    (long long)json_object_get_int64(jpath(st, "run_id")));
 }
 
+/* A sweep's record (schema stressd-sweep), or stats' "sweep" while one
+ * runs: where it is, in a line or two. */
+bool
+headline_is_sweep(json_object *o)
+{
+	const char *s = jpath_str(o, "schema");
+
+	return s != NULL && strcmp(s, "stressd-sweep") == 0;
+}
+
+void
+headline_sweep(json_object *rec)
+{
+	json_object *runs = jpath(rec, "runs");
+	const char *reason = jpath_str(rec, "reason");
+
+	linef("sweep", "%.0f (%s): %s%s%s", jpath_num0(rec, "id"),
+	    jpath_str(rec, "sweep_id") ? jpath_str(rec, "sweep_id") : "?",
+	    jpath_str(rec, "state") ? jpath_str(rec, "state") : "?",
+	    reason != NULL && *reason ? ": " : "", reason ? reason : "");
+	linef("runs", "%zu of %.0f started, %.0f failed (stressctl sweep "
+	    "--attach %.0f compares them)", json_object_is_type(runs,
+	    json_type_array) ? json_object_array_length(runs) : 0,
+	    jpath_num0(rec, "runs_planned"), jpath_num0(rec, "runs_failed"),
+	    jpath_num0(rec, "id"));
+}
+
 void
 headline_stats(json_object *st)
 {
@@ -304,6 +331,12 @@ headline_stats(json_object *st)
 		line("search", s);
 		free(s);
 	}
+	if (json_object_is_type(jpath(st, "sweep"), json_type_object))
+		linef("sweep", "%.0f: run %.0f of %.0f in %s",
+		    jpath_num0(st, "sweep.id"), jpath_num0(st, "sweep.run"),
+		    jpath_num0(st, "sweep.runs_planned"),
+		    jpath_str(st, "sweep.label") ? jpath_str(st, "sweep.label") :
+		    "?");
 	if ((reason = jpath_str(st, "reason")) != NULL)
 		line("reason", reason);
 	progress_line(st, ended);

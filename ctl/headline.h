@@ -5,12 +5,17 @@
 #ifndef STRESSCTL_HEADLINE_H
 #define STRESSCTL_HEADLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
 
 /* stats and wait (stop's final stats too): at most ~15 lines. */
 void	headline_stats(json_object *result);
+/* A sweep's record (schema stressd-sweep), as wait and stop at its end
+ * answer: where it is, in a line or two. */
+bool	headline_is_sweep(json_object *result);
+void	headline_sweep(json_object *result);
 /* status, its params cut to the knobs that differ from the defaults. */
 void	headline_status(json_object *result);
 

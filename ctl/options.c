@@ -255,3 +255,26 @@ options_parse_plain(struct ctl *ctl, int argc, char **argv)
 		return ret;
 	return options_operands(ctl, argc, argv);
 }
+
+int
+options_job(struct ctl *ctl, int c)
+{
+	switch (c) {
+	case OPT_CAP_ATTACH:
+		ctl->cap_attach = true;
+		return PARSE_OK;
+	case OPT_CAP_DETACH:
+		ctl->cap_detach = true;
+		return PARSE_OK;
+	case OPT_CAP_ON_INTERRUPT:
+		if (strcmp(optarg, "stop") == 0 ||
+		    strcmp(optarg, "detach") == 0) {
+			ctl->cap_int_stop = strcmp(optarg, "stop") == 0;
+			return PARSE_OK;
+		}
+		options_usage_error(ctl->cmd, "--on-interrupt: '%s' is neither "
+		    "detach nor stop", optarg);
+		return CTL_EXIT_USAGE;
+	}
+	return OPTIONS_UNKNOWN;
+}

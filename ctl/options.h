@@ -85,5 +85,8 @@ int	options_parse_plain(struct ctl *ctl, int argc, char **argv);
 int	options_number(const struct ctl_cmd *cmd, const char *opt,
 	    const char *text, double min, double max, bool integer,
 	    double *out);
+/* The options of a job the daemon runs (capacity, sweep): --attach,
+ * --detach, --on-interrupt detach|stop; OPTIONS_UNKNOWN for others. */
+int	options_job(struct ctl *ctl, int c);
 
 #endif

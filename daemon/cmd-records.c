@@ -29,9 +29,15 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	struct run *run = lifecycle_run();
 	const char *state_dir = lifecycle_state_dir();
+	const struct job_kind *k = NULL;
 	json_object *rep;
 	int64_t want = a->run;
 
+	/* The record of a kind kept by name (a sweep's, beside its first
+	 * run's report.json). */
+	if (a->record_kind != NULL && (k = job_find(a->record_kind)) != NULL &&
+	    want == 0 && k->last_id != NULL)
+		want = k->last_id();
 	if (want == 0 && run != NULL)
 		want = run_id(run);
 	else if (want == 0 && (want = runrecords_last(state_dir,
@@ -41,10 +47,12 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 		    "no run recorded in %s/runs", state_dir);
 		return;
 	}
-	if ((rep = report_of((unsigned)want)) == NULL) {
+	if ((rep = a->record_kind != NULL ? job_kind_record(k, state_dir,
+	    (unsigned)want) : report_of((unsigned)want)) == NULL) {
 		control_reply_error(c, id, PROTO_ERR_NO_RUN, "run",
-		    "no record of run %lld in %s/runs", (long long)want,
-		    state_dir);
+		    "no %s%s of run %lld in %s/runs", a->record_kind != NULL ?
+		    a->record_kind : "", a->record_kind != NULL ? " record" :
+		    "record", (long long)want, state_dir);
 		return;
 	}
 	control_reply_ok(c, id, rep);

@@ -1,5 +1,5 @@
 /* The commands that start, stop and wait for jobs: a run, a capacity
- * search.  Which kind a command starts is its job_find name; stop and
+ * search, a sweep.  Which kind a command starts is its job_find name; stop and
  * wait act on the current job whatever its kind. */
 #include <sys/stat.h>
 
@@ -135,14 +135,14 @@ cmd_wait(struct control_conn *c, json_object *id, struct request_args *a)
 
 /* Every directory through the policy, as start checks its dir. */
 static bool
-dirs_allowed(struct control_conn *c, json_object *id,
-    const struct request_args *a)
+dirs_allowed(struct control_conn *c, json_object *id, char *const *dirs,
+    size_t ndirs)
 {
 	const struct config *cfg = lifecycle_config();
 	char err[PROTO_MAX_RUN_ERROR], field[32];
 
-	for (size_t i = 0; cfg != NULL && i < a->cap.ndirs; i++)
-		if (policy_dir_allowed(cfg, a->cap.dirs[i], err,
+	for (size_t i = 0; cfg != NULL && i < ndirs; i++)
+		if (policy_dir_allowed(cfg, dirs[i], err,
 		    sizeof(err)) != 1) {
 			snprintf(field, sizeof(field), "dirs[%zu]", i);
 			control_reply_error(c, id, PROTO_ERR_DENIED, field,
@@ -225,7 +225,8 @@ cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
 	char err[PROTO_MAX_RUN_ERROR];
 	int fd;
 
-	if (!dirs_allowed(c, id, a) || !dirs_exist(c, id, a))
+	if (!dirs_allowed(c, id, a->cap.dirs, a->cap.ndirs) ||
+	    !dirs_exist(c, id, a))
 		return;
 	if (cfg != NULL && policy_target_allowed(cfg, a->params.target, err,
 	    sizeof(err)) != 1) {
@@ -240,6 +241,40 @@ cmd_capacity(struct control_conn *c, json_object *id, struct request_args *a)
 		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
 		    "cannot start the search: out of memory");
 }
+
+/* A sweep's runs each get a fresh subdirectory of their directory,
+ * checked again as each starts (sweep.c): a directory need not exist
+ * yet, as start's need not. */
+static void
+cmd_sweep(struct control_conn *c, json_object *id, struct request_args *a)
+{
+	const struct config *cfg = lifecycle_config();
+	char err[PROTO_MAX_RUN_ERROR];
+	int fd;
+
+	if (!dirs_allowed(c, id, a->sweep.dirs, a->sweep.ndirs))
+		return;
+	if (cfg != NULL && policy_target_allowed(cfg, a->params.target, err,
+	    sizeof(err)) != 1) {
+		control_reply_error(c, id, PROTO_ERR_DENIED, "target", "%s",
+		    err);
+		return;
+	}
+	if (update_source(c, id, a, &fd) == -1)
+		return;
+	/* The reply comes once the first run's files are checked. */
+	if (start_job(c, id, "sweep", a, fd) == -1)
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "cannot start the sweep: out of memory");
+}
+
+const struct cmd_entry cmd_sweep_entry = {
+	"sweep", "sweep {\"dirs\": [dir, ...], \"labels\": [label, ...], "
+	"\"repeat\": n, knob: value, ...}",
+	"run the same run in each directory, repeats interleaved, each in a "
+	"fresh subdirectory", false, start_ready, request_check_sweep,
+	cmd_sweep,
+};
 
 const struct cmd_entry cmd_capacity_entry = {
 	"capacity", "capacity {\"dirs\": [dir, ...], knob: value, ..., "

@@ -11,7 +11,7 @@
 
 extern const struct cmd_entry cmd_start_entry, cmd_stop_entry,
     cmd_stats_entry, cmd_status_entry, cmd_wait_entry, cmd_report_entry,
-    cmd_runs_entry, cmd_version_entry, cmd_capacity_entry;
+    cmd_runs_entry, cmd_version_entry, cmd_capacity_entry, cmd_sweep_entry;
 
 /* Every entry of the command table. */
 static void
@@ -51,6 +51,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_status_entry,	/* cmd-info.c */
 	&cmd_wait_entry,	/* cmd-run.c */
 	&cmd_capacity_entry,	/* cmd-run.c */
+	&cmd_sweep_entry,	/* cmd-run.c */
 	&cmd_report_entry,	/* cmd-records.c */
 	&cmd_runs_entry,	/* cmd-records.c */
 	&cmd_help_entry,	/* here */

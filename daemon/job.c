@@ -90,7 +90,8 @@ job_record_json(unsigned id)
 	json_object *rec;
 
 	for (size_t i = 0; i < jobs.nkinds; i++)
-		if (jobs.kinds[i]->record_json != NULL &&
+		if (!jobs.kinds[i]->record_by_name &&
+		    jobs.kinds[i]->record_json != NULL &&
 		    (rec = jobs.kinds[i]->record_json(id)) != NULL)
 			return rec;
 	return NULL;
@@ -102,11 +103,24 @@ job_record_load(const char *state_dir, unsigned id)
 	json_object *rec;
 
 	for (size_t i = 0; i < jobs.nkinds; i++)
-		if (jobs.kinds[i]->record_file != NULL && (rec =
+		if (!jobs.kinds[i]->record_by_name &&
+		    jobs.kinds[i]->record_file != NULL && (rec =
 		    runrecords_load_file(state_dir, id,
 		    jobs.kinds[i]->record_file)) != NULL)
 			return rec;
 	return NULL;
+}
+
+json_object *
+job_kind_record(const struct job_kind *k, const char *state_dir, unsigned id)
+{
+	json_object *rec = NULL;
+
+	if (k != NULL && k->record_json != NULL)
+		rec = k->record_json(id);
+	if (rec == NULL && k != NULL && k->record_file != NULL)
+		rec = runrecords_load_file(state_dir, id, k->record_file);
+	return rec;
 }
 
 void

@@ -50,6 +50,14 @@ struct job_kind {
 	 * kind, which report and runs read once it is not live; NULL: the
 	 * kind's runs' report.json is its record. */
 	const char	*record_file;
+	/* True when the kind takes no id of its own but its first run's,
+	 * its record_file beside that run's report.json (a sweep): report
+	 * reads it only when asked for the kind by name ("kind"), and
+	 * job_record_json/job_record_load pass it by. */
+	bool		 record_by_name;
+	/* NULL, or the id of the kind's current or last job since start-up
+	 * (0: none), for a report of the kind that names no id. */
+	unsigned	(*last_id)(void);
 
 	/* Start a job from the command's checked arguments: take what it
 	 * keeps (clearing it in a, which is freed after), take an id
@@ -126,6 +134,10 @@ void	job_add_status(json_object *o, bool active_only);
  * a kind's record_file under state_dir, or NULL. */
 json_object *job_record_json(unsigned id);
 json_object *job_record_load(const char *state_dir, unsigned id);
+/* The record of id of kind k: live, else its record_file under
+ * state_dir; NULL when there is none. */
+json_object *job_kind_record(const struct job_kind *k, const char *state_dir,
+	    unsigned id);
 /* Every kind's gauges (/metrics). */
 void	job_metrics(struct evbuffer *out);
 

@@ -25,6 +25,7 @@
 #include "prom.h"
 #include "proto.h"
 #include "rrdfile.h"
+#include "sweep.h"
 #include "util.h"
 
 #define TICK_USEC	50000	/* state machine and waiter replies */
@@ -466,7 +467,8 @@ main(int argc, char *argv[])
 	/* The kinds of job, in the order report and runs ask them for a
 	 * live record. */
 	if (job_register(&jobrun_kind) == -1 ||
-	    job_register(&capacity_kind) == -1)
+	    job_register(&capacity_kind) == -1 ||
+	    job_register(&sweep_kind) == -1)
 		fatalx("cannot register the job kinds");
 	if (lifecycle_init(base, cfg->state_dir, cfg->socket) == -1)
 		fatalx("state directory %s is not usable", cfg->state_dir);

@@ -358,12 +358,24 @@ int
 request_check_report(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)
 {
-	static const char *const allowed[] = { "run", NULL };
+	static const char *const allowed[] = { "run", "kind", NULL };
 	json_object *v;
 
 	(void)cfg;
 	if (check_allowed(args, allowed, err) == -1)
 		return -1;
+	/* kind "sweep": the sweep record kept in the run's directory. */
+	if (args != NULL && json_object_object_get_ex(args, "kind", &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    (strcmp(json_object_get_string(v), "run") != 0 &&
+		    strcmp(json_object_get_string(v), "sweep") != 0)) {
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "kind",
+			    "kind must be \"run\" or \"sweep\"");
+			return -1;
+		}
+		if (strcmp(json_object_get_string(v), "sweep") == 0)
+			a->record_kind = "sweep";
+	}
 	if (args != NULL && json_object_object_get_ex(args, "run", &v)) {
 		if (!json_object_is_type(v, json_type_int) ||
 		    (a->run = json_object_get_int64(v)) < 1 ||
@@ -411,4 +423,16 @@ request_args_free(struct request_args *a)
 {
 	knobs_free(&a->params);
 	capopts_free(&a->cap);
+	request_sweep_opts_free(&a->sweep);
+}
+
+void
+request_sweep_opts_free(struct sweep_opts *o)
+{
+	for (size_t i = 0; i < SWEEP_MAX_DIRS; i++) {
+		free(o->dirs[i]);
+		free(o->labels[i]);
+		o->dirs[i] = o->labels[i] = NULL;
+	}
+	o->ndirs = 0;
 }

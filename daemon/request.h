@@ -18,6 +18,7 @@
 #include "capopts.h"
 #include "knobs.h"
 #include "proto.h"
+#include "sweepopts.h"
 
 /* Deeper JSON than this is refused as a parse error. */
 #define REQUEST_MAX_JSON_DEPTH	32
@@ -93,6 +94,10 @@ struct request_args {
 	bool			update_path_given;
 	struct stress_params	params;	/* start: the run's knobs */
 	struct capopts	cap;	/* capacity: the search's own */
+	struct sweep_opts sweep;	/* sweep: its own */
+	/* report: the record of the job kind of this name (its "kind"),
+	 * NULL: the run's report.json. */
+	const char	*record_kind;
 };
 
 struct config;
@@ -116,6 +121,9 @@ int	request_check_report(json_object *, const struct config *,
 /* capreq.c: the knobs as for start, with dirs and the search's keys. */
 int	request_check_capacity(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
+/* sweepreq.c: the knobs as for start, with dirs, labels and repeat. */
+int	request_check_sweep(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
 /* For commands that take no arguments. */
 int	request_check_none(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
@@ -129,5 +137,7 @@ int	request_check_args(request_check_fn check, json_object *args,
 	    const struct config *cfg, struct request_args *out,
 	    struct request_error *err);
 void	request_args_free(struct request_args *a);
+/* The strings of a sweep's own arguments, freed (the sweep's too). */
+void	request_sweep_opts_free(struct sweep_opts *o);
 
 #endif

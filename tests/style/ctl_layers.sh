@@ -16,7 +16,7 @@ layer() {
 	recparse|runrec|statsrec|caprec) echo 1;;
 	records|verdicts|capview|capline|capgraph|graph|overlay|compare-view|\
 	rank|headline|statsview|replyview|runsview) echo 2;;
-	ctl|options|call|cmd-*) echo 3;;
+	ctl|options|call|follow|cmd-*) echo 3;;
 	cmd|stressctl) echo 4;;
 	*) echo 0;;
 	esac
