@@ -13,17 +13,6 @@
 #include "request.h"
 #include "verdict.h"
 
-/* "dirs[3]" and the like: the reply is sent before the next request is
- * read, so one buffer serves. */
-static char field_buf[32];
-
-static const char *
-indexed(const char *key, size_t i)
-{
-	snprintf(field_buf, sizeof(field_buf), "%s[%zu]", key, i);
-	return field_buf;
-}
-
 /* A number key of the search in [lo, hi] (lo excluded when open). */
 static int
 num_key(json_object *args, const char *key, double lo, bool open,
@@ -107,43 +96,6 @@ search_keys(json_object *args, struct capopts *o,
 	return 0;
 }
 
-/* An array of 1..CAPOPTS_MAX_DIRS strings into out (strdup'ed). */
-static int
-string_list(json_object *args, const char *key, char **out, size_t *n,
-    struct request_error *err)
-{
-	json_object *v;
-
-	*n = 0;
-	if (!json_object_object_get_ex(args, key, &v))
-		return 0;
-	if (!json_object_is_type(v, json_type_array) ||
-	    json_object_array_length(v) < 1 ||
-	    json_object_array_length(v) > CAPOPTS_MAX_DIRS) {
-		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
-		    "%s must be a list of 1 to %d strings", key,
-		    CAPOPTS_MAX_DIRS);
-		return -1;
-	}
-	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		json_object *e = json_object_array_get_idx(v, i);
-
-		if (!json_object_is_type(e, json_type_string)) {
-			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
-			    indexed(key, i), "%s must be a string",
-			    indexed(key, i));
-			return -1;
-		}
-		if ((out[i] = strdup(json_object_get_string(e))) == NULL) {
-			request_set_error(err, PROTO_ERR_INTERNAL, NULL,
-			    "out of memory");
-			return -1;
-		}
-		(*n)++;
-	}
-	return 0;
-}
-
 /* Each directory (and label) as the knob checks it, none twice. */
 static int
 check_dirs(struct request_args *a, struct request_error *err)
@@ -168,14 +120,14 @@ check_dirs(struct request_args *a, struct request_error *err)
 		json_object_put(k);
 		if (rv == -1) {
 			err->code = PROTO_ERR_BAD_ARGUMENT;
-			err->field = indexed(strcmp(field, "dir") == 0 ?
+			err->field = request_indexed(strcmp(field, "dir") == 0 ?
 			    "dirs" : "labels", i);
 			return -1;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(o->dirs[j], o->dirs[i]) == 0) {
 				request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
-				    indexed("dirs", i), "dirs[%zu] is "
+				    request_indexed("dirs", i), "dirs[%zu] is "
 				    "dirs[%zu] again: each directory once", i,
 				    j);
 				return -1;
@@ -285,8 +237,9 @@ request_check_capacity(json_object *args, const struct config *cfg,
 			    "the search sets it for each step");
 			return -1;
 		}
-	if (string_list(args, "dirs", o->dirs, &o->ndirs, err) == -1 ||
-	    string_list(args, "labels", o->labels, &nlabels, err) == -1)
+	if (request_string_list(args, "dirs", CAPOPTS_MAX_DIRS, o->dirs,
+	    &o->ndirs, err) == -1 || request_string_list(args, "labels",
+	    CAPOPTS_MAX_DIRS, o->labels, &nlabels, err) == -1)
 		goto fail;
 	if (nlabels > 0 && nlabels != o->ndirs) {
 		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "labels",

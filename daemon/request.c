@@ -436,3 +436,47 @@ request_sweep_opts_free(struct sweep_opts *o)
 	}
 	o->ndirs = 0;
 }
+
+const char *
+request_indexed(const char *key, size_t i)
+{
+	static char field_buf[32];
+
+	snprintf(field_buf, sizeof(field_buf), "%s[%zu]", key, i);
+	return field_buf;
+}
+
+int
+request_string_list(json_object *args, const char *key, size_t max,
+    char **out, size_t *n, struct request_error *err)
+{
+	json_object *v;
+
+	*n = 0;
+	if (!json_object_object_get_ex(args, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) < 1 ||
+	    json_object_array_length(v) > max) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
+		    "%s must be a list of 1 to %zu strings", key, max);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+
+		if (!json_object_is_type(e, json_type_string)) {
+			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
+			    request_indexed(key, i), "%s must be a string",
+			    request_indexed(key, i));
+			return -1;
+		}
+		if ((out[i] = strdup(json_object_get_string(e))) == NULL) {
+			request_set_error(err, PROTO_ERR_INTERNAL, NULL,
+			    "out of memory");
+			return -1;
+		}
+		(*n)++;
+	}
+	return 0;
+}

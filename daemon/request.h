@@ -137,6 +137,13 @@ int	request_check_args(request_check_fn check, json_object *args,
 	    const struct config *cfg, struct request_args *out,
 	    struct request_error *err);
 void	request_args_free(struct request_args *a);
+/* "dirs[3]" and the like, for an error's field: one buffer, overwritten
+ * by the next call (a reply is sent before the next request is read). */
+const char *request_indexed(const char *key, size_t i);
+/* args' key, a list of 1..max strings, into out (strdup'ed), *n of them;
+ * 0 also when the key is absent (*n 0), -1 with err set. */
+int	request_string_list(json_object *args, const char *key, size_t max,
+	    char **out, size_t *n, struct request_error *err);
 /* The strings of a sweep's own arguments, freed (the sweep's too). */
 void	request_sweep_opts_free(struct sweep_opts *o);
 

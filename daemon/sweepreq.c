@@ -16,54 +16,6 @@
  * id (s-TIME-ID), "-" and the run's number. */
 #define SUBDIR_ROOM	64
 
-/* "dirs[3]" and the like: the reply is sent before the next request is
- * read, so one buffer serves. */
-static char field_buf[32];
-
-static const char *
-indexed(const char *key, size_t i)
-{
-	snprintf(field_buf, sizeof(field_buf), "%s[%zu]", key, i);
-	return field_buf;
-}
-
-/* An array of 1..SWEEP_MAX_DIRS strings into out (strdup'ed). */
-static int
-string_list(json_object *args, const char *key, char **out, size_t *n,
-    struct request_error *err)
-{
-	json_object *v;
-
-	*n = 0;
-	if (!json_object_object_get_ex(args, key, &v))
-		return 0;
-	if (!json_object_is_type(v, json_type_array) ||
-	    json_object_array_length(v) < 1 ||
-	    json_object_array_length(v) > SWEEP_MAX_DIRS) {
-		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, key,
-		    "%s must be a list of 1 to %d strings", key,
-		    SWEEP_MAX_DIRS);
-		return -1;
-	}
-	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		json_object *e = json_object_array_get_idx(v, i);
-
-		if (!json_object_is_type(e, json_type_string)) {
-			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
-			    indexed(key, i), "%s must be a string",
-			    indexed(key, i));
-			return -1;
-		}
-		if ((out[i] = strdup(json_object_get_string(e))) == NULL) {
-			request_set_error(err, PROTO_ERR_INTERNAL, NULL,
-			    "out of memory");
-			return -1;
-		}
-		(*n)++;
-	}
-	return 0;
-}
-
 static int
 repeat_key(json_object *args, unsigned long *out, struct request_error *err)
 {
@@ -142,15 +94,15 @@ check_dirs(struct sweep_opts *o, struct request_error *err)
 		}
 		if (check_knobs(o->dirs[i], o->labels[i], &field, err) == -1) {
 			err->code = PROTO_ERR_BAD_ARGUMENT;
-			err->field = indexed(strcmp(field, "dir") == 0 ?
+			err->field = request_indexed(strcmp(field, "dir") == 0 ?
 			    "dirs" : "labels", i);
 			return -1;
 		}
 		if (strlen(o->dirs[i]) + SUBDIR_ROOM >=
 		    sizeof(((struct stress_params *)NULL)->dir)) {
 			request_set_error(err, PROTO_ERR_BAD_ARGUMENT,
-			    indexed("dirs", i), "dirs[%zu] is too long for "
-			    "its runs' subdirectories", i);
+			    request_indexed("dirs", i), "dirs[%zu] is too long "
+			    "for its runs' subdirectories", i);
 			return -1;
 		}
 		if (o->labels[i] == NULL &&
@@ -242,8 +194,9 @@ request_check_sweep(json_object *args, const struct config *cfg,
 			    sweep_sets[i].key, sweep_sets[i].why);
 			return -1;
 		}
-	if (string_list(args, "dirs", o->dirs, &o->ndirs, err) == -1 ||
-	    string_list(args, "labels", o->labels, &nlabels, err) == -1)
+	if (request_string_list(args, "dirs", SWEEP_MAX_DIRS, o->dirs, &o->ndirs,
+	    err) == -1 || request_string_list(args, "labels", SWEEP_MAX_DIRS,
+	    o->labels, &nlabels, err) == -1)
 		goto fail;
 	if (nlabels > 0 && nlabels != o->ndirs) {
 		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, "labels",
