@@ -348,59 +348,11 @@ caprecord_remove(const struct capstate *c)
 	rmdir(dir);
 }
 
-/* A record a crash left running: interrupted, ended now, and its
- * running directory too. */
-static void
-mark_interrupted(json_object *o)
-{
-	json_object *dirs, *st;
-
-	json_object_object_add(o, "state",
-	    json_object_new_string("interrupted"));
-	json_object_object_add(o, "reason", json_object_new_string("stressd "
-	    "ended (a crash or kill) during the search; the steps it "
-	    "finished are kept; ended is when the next stressd found it"));
-	json_object_object_add(o, "ended", report_time_json(time(NULL)));
-	if (!json_object_object_get_ex(o, "dirs", &dirs) ||
-	    !json_object_is_type(dirs, json_type_array))
-		return;
-	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
-		json_object *d = json_object_array_get_idx(dirs, i);
-
-		if (json_object_is_type(d, json_type_object) &&
-		    json_object_object_get_ex(d, "state", &st) &&
-		    json_object_is_type(st, json_type_string) &&
-		    strcmp(json_object_get_string(st), "running") == 0)
-			json_object_object_add(d, "state",
-			    json_object_new_string("interrupted"));
-	}
-}
-
 void
 caprecord_recover(const char *state_dir)
 {
-	unsigned *ids;
-	size_t n;
-
-	if ((ids = runrecords_list(state_dir, &n)) == NULL)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = runrecords_load_file(state_dir, ids[i],
-		    "capacity.json"), *st;
-
-		if (o == NULL)
-			continue;
-		/* A record is anyone's bytes: a state of any type is
-		 * no reason to stop here. */
-		if (json_object_object_get_ex(o, "state", &st) &&
-		    json_object_is_type(st, json_type_string) &&
-		    strcmp(json_object_get_string(st), "running") == 0) {
-			mark_interrupted(o);
-			if (write_record(state_dir, ids[i], o) == 0)
-				log_info("capacity %u: marked interrupted",
-				    ids[i]);
-		}
-		json_object_put(o);
-	}
-	free(ids);
+	runrecords_interrupt(state_dir, "capacity.json", "dirs", "stressd "
+	    "ended (a crash or kill) during the search; the steps it finished "
+	    "are kept; ended is when the next stressd found it", "capacity",
+	    write_record);
 }

@@ -2,14 +2,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "report.h"
 #include "runrecords.h"
 #include "util.h"
 
@@ -301,4 +304,58 @@ runrecords_summary(json_object *rep)
 	    json_object_is_type(w, json_type_object))
 		json_object_object_add(o, "capacity", json_object_get(w));
 	return o;
+}
+
+/* A record whose state is the string "running", and its members of
+ * list_key that are too: interrupted, ended now, why in its reason. */
+static bool
+mark_interrupted(json_object *o, const char *list_key, const char *reason)
+{
+	json_object *list, *st;
+
+	/* A record is anyone's bytes: a state of any type is no reason to
+	 * stop here. */
+	if (!json_object_object_get_ex(o, "state", &st) ||
+	    !json_object_is_type(st, json_type_string) ||
+	    strcmp(json_object_get_string(st), "running") != 0)
+		return false;
+	json_object_object_add(o, "state",
+	    json_object_new_string("interrupted"));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "ended", report_time_json(time(NULL)));
+	if (!json_object_object_get_ex(o, list_key, &list) ||
+	    !json_object_is_type(list, json_type_array))
+		return true;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		json_object *e = json_object_array_get_idx(list, i);
+
+		if (json_object_is_type(e, json_type_object) &&
+		    json_object_object_get_ex(e, "state", &st) &&
+		    json_object_is_type(st, json_type_string) &&
+		    strcmp(json_object_get_string(st), "running") == 0)
+			json_object_object_add(e, "state",
+			    json_object_new_string("interrupted"));
+	}
+	return true;
+}
+
+void
+runrecords_interrupt(const char *state_dir, const char *file,
+    const char *list_key, const char *reason, const char *kind,
+    int (*write)(const char *, unsigned, json_object *))
+{
+	unsigned *ids;
+	size_t n;
+
+	if ((ids = runrecords_list(state_dir, &n)) == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = runrecords_load_file(state_dir, ids[i], file);
+
+		if (o != NULL && mark_interrupted(o, list_key, reason) &&
+		    write(state_dir, ids[i], o) == 0)
+			log_info("%s %u: marked interrupted", kind, ids[i]);
+		json_object_put(o);
+	}
+	free(ids);
 }

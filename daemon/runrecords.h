@@ -40,4 +40,12 @@ unsigned *runrecords_list(const char *state_dir, size_t *n);
  * behind_rate, limited_by}]}, a step run's has its "capacity" link. */
 json_object *runrecords_summary(json_object *rep);
 
+/* At start-up: each record in file (a job's, e.g. capacity.json) that
+ * a crash left "running" is marked interrupted with reason, as are its
+ * members of list_key still running, and rewritten by write; logged as
+ * "KIND ID: marked interrupted". */
+void	runrecords_interrupt(const char *state_dir, const char *file,
+	    const char *list_key, const char *reason, const char *kind,
+	    int (*write)(const char *, unsigned, json_object *));
+
 #endif

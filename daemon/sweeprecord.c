@@ -129,59 +129,11 @@ sweeprecord_write(const struct sweepstate *s)
 	json_object_put(o);
 }
 
-/* A record a crash left running: interrupted, ended now, and its run
- * that was running too (the run's own record says the same). */
-static void
-mark_interrupted(json_object *o)
-{
-	json_object *runs, *st;
-
-	json_object_object_add(o, "state",
-	    json_object_new_string("interrupted"));
-	json_object_object_add(o, "reason", json_object_new_string("stressd "
-	    "ended (a crash or kill) during the sweep; the runs it started "
-	    "are kept; ended is when the next stressd found it"));
-	json_object_object_add(o, "ended", report_time_json(time(NULL)));
-	if (!json_object_object_get_ex(o, "runs", &runs) ||
-	    !json_object_is_type(runs, json_type_array))
-		return;
-	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-
-		if (json_object_is_type(r, json_type_object) &&
-		    json_object_object_get_ex(r, "state", &st) &&
-		    json_object_is_type(st, json_type_string) &&
-		    strcmp(json_object_get_string(st), "running") == 0)
-			json_object_object_add(r, "state",
-			    json_object_new_string("interrupted"));
-	}
-}
-
 void
 sweeprecord_recover(const char *state_dir)
 {
-	unsigned *ids;
-	size_t n;
-
-	if ((ids = runrecords_list(state_dir, &n)) == NULL)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = runrecords_load_file(state_dir, ids[i],
-		    RECORD_NAME), *st;
-
-		if (o == NULL)
-			continue;
-		/* A record is anyone's bytes: a state of any type is no
-		 * reason to stop here. */
-		if (json_object_object_get_ex(o, "state", &st) &&
-		    json_object_is_type(st, json_type_string) &&
-		    strcmp(json_object_get_string(st), "running") == 0) {
-			mark_interrupted(o);
-			if (write_record(state_dir, ids[i], o) == 0)
-				log_info("sweep %u: marked interrupted",
-				    ids[i]);
-		}
-		json_object_put(o);
-	}
-	free(ids);
+	runrecords_interrupt(state_dir, RECORD_NAME, "runs", "stressd ended "
+	    "(a crash or kill) during the sweep; the runs it started are "
+	    "kept; ended is when the next stressd found it", "sweep",
+	    write_record);
 }
