@@ -3,6 +3,7 @@
  * capline.h). */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +16,25 @@
 #include "fmt.h"
 #include "jpath.h"
 
-char *
-capline_progress(json_object *cap)
+/* A rate, "-" when absent. */
+static char *
+rate_text(double r)
 {
-	double r;
-	char *rate = jpath_num(cap, "rate", &r) ? capview_rate(r) :
-	    fmt_xstrdup("-"), *k, *b, *s;
-	const char *phase = jpath_str(cap, "phase");
-	const char *dir = jpath_str(cap, "dir");
+	return isnan(r) ? fmt_xstrdup("-") : capview_rate(r);
+}
 
-	k = jpath_num(cap, "kept_up_rate", &r) ? capview_rate(r) :
-	    fmt_xstrdup("-");
-	b = jpath_num(cap, "behind_rate", &r) ? capview_rate(r) :
-	    fmt_xstrdup("-");
-	s = fmt_xprintf("capacity %.0f: dir %.0f/%.0f %s, step %.0f (%s) at "
+char *
+capline_progress(const struct caprec_progress *c)
+{
+	char *rate = rate_text(c->rate), *k = rate_text(c->kept_up_rate);
+	char *b = rate_text(c->behind_rate), *s;
+
+	s = fmt_xprintf("capacity %lld: dir %.0f/%.0f %s, step %.0f (%s) at "
 	    "%s updates/s; kept up at %s, fell behind at %s",
-	    jpath_num0(cap, "id"), jpath_num0(cap, "dir_index") + 1,
-	    jpath_num0(cap, "ndirs"), dir ? dir : "-", jpath_num0(cap, "step"),
-	    phase ? phase : "-", rate, k, b);
+	    (long long)c->id, (isnan(c->dir_index) ? 0 : c->dir_index) + 1,
+	    isnan(c->ndirs) ? 0 : c->ndirs, c->dir ? c->dir : "-",
+	    isnan(c->step) ? 0 : c->step, c->phase ? c->phase : "-", rate, k,
+	    b);
 	free(rate);
 	free(k);
 	free(b);

@@ -19,12 +19,7 @@
 bool
 caprec_is_record(json_object *o)
 {
-	json_object *s;
-
-	return json_object_is_type(o, json_type_object) &&
-	    json_object_object_get_ex(o, "schema", &s) &&
-	    json_object_is_type(s, json_type_string) &&
-	    strcmp(json_object_get_string(s), CAPREC_SCHEMA) == 0;
+	return recparse_is_schema(o, CAPREC_SCHEMA);
 }
 
 static bool
@@ -198,10 +193,7 @@ caprec_parse(json_object *o, char **err)
 	}
 	return r;
 fail:
-	if (err != NULL)
-		*err = recparse_take_error(&p);
-	else
-		free(recparse_take_error(&p));
+	recparse_give_error(&p, err);
 	caprec_free(r);
 	return NULL;
 }
@@ -228,4 +220,36 @@ caprec_free(struct caprec *r)
 	free(r->dirs);
 	free(r->steps);
 	free(r);
+}
+
+bool
+caprec_parse_progress(struct recparse *p, json_object *o, const char *key,
+    struct caprec_progress *g)
+{
+	json_object *c;
+	char here[sizeof(p->at)];
+
+	memset(g, 0, sizeof(*g));
+	g->dir_index = g->ndirs = g->step = g->rate = NAN;
+	g->kept_up_rate = g->behind_rate = g->steps_done = NAN;
+	if (!recparse_obj(p, o, key, OPT, &c))
+		return false;
+	if (c == NULL)
+		return true;
+	snprintf(here, sizeof(here), "%s", p->at);
+	recparse_at(p, "%s%s%s", here, *here ? "." : "", key);
+	if (!recparse_int(p, c, "id", REQ, &g->id, &g->has) ||
+	    !recparse_str(p, c, "state", REQ, &g->state) ||
+	    !recparse_str(p, c, "dir", OPT, &g->dir) ||
+	    !recparse_str(p, c, "phase", OPT, &g->phase) ||
+	    !recparse_num(p, c, "dir_index", OPT, &g->dir_index) ||
+	    !recparse_num(p, c, "ndirs", OPT, &g->ndirs) ||
+	    !recparse_num(p, c, "step", OPT, &g->step) ||
+	    !recparse_num(p, c, "rate", OPT, &g->rate) ||
+	    !recparse_num(p, c, "kept_up_rate", OPT, &g->kept_up_rate) ||
+	    !recparse_num(p, c, "behind_rate", OPT, &g->behind_rate) ||
+	    !recparse_num(p, c, "steps_done", OPT, &g->steps_done))
+		return false;
+	recparse_at(p, "%s", here);
+	return true;
 }

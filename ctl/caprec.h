@@ -17,6 +17,8 @@
 
 #include <json-c/json.h>
 
+#include "recparse.h"
+
 #define CAPREC_SCHEMA	"stressd-capacity"
 /* The schema_version this stressctl reads (another is read with a
  * warning, as a newer run report is). */
@@ -85,6 +87,17 @@ struct caprec {
 	size_t			 nsteps;
 };
 
+/* Where a running search is: status's and stats' "capacity" object. */
+struct caprec_progress {
+	bool		 has;		/* false: no search in the reply */
+	int64_t		 id;		/* required when has */
+	const char	*state;		/* required when has */
+	const char	*dir, *phase;
+	double		 dir_index, ndirs, step, rate;
+	double		 kept_up_rate, behind_rate;	/* NAN: none yet */
+	double		 steps_done;
+};
+
 /* Whether o claims to be a capacity record (its "schema"); a claim that
  * caprec_parse then checks. */
 bool		 caprec_is_record(json_object *o);
@@ -99,5 +112,9 @@ struct caprec	*caprec_parse(json_object *o, char **err);
  * such a record is read as this version, what it lacks absent. */
 char		*caprec_version_warning(const struct caprec *r);
 void		 caprec_free(struct caprec *r);
+/* Member key ("capacity") of o, absent or an object, into *g; false, the
+ * error recorded in p, when it is of another shape. */
+bool		 caprec_parse_progress(struct recparse *p, json_object *o,
+		    const char *key, struct caprec_progress *g);
 
 #endif

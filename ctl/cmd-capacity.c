@@ -142,27 +142,30 @@ print_new_steps(const struct records_ctx *ctx, json_object *rep,
 
 /* The step now running, on stderr, when it changes. */
 static void
-print_progress(json_object *cap, double *last)
+print_progress(const struct caprec_progress *cap, double *last)
 {
-	double step = jpath_num0(cap, "step");
 	char *s;
 
-	if (step == *last)
+	if (cap->step == *last)
 		return;
-	*last = step;
+	*last = cap->step;
 	s = capline_progress(cap);
 	fprintf(stderr, "stressctl capacity: %s\n", s);
 	free(s);
 }
 
-/* The exit status a search's final state calls for. */
-static int
-state_rc(json_object *rep)
+/* Whether search record rep says it ended, and how: *rc the exit status
+ * its final state calls for (a record that does not parse: an error). */
+static bool
+rec_ended(json_object *rep, int *rc)
 {
-	const char *st = jpath_str(rep, "state");
+	struct caprec *r = caprec_parse(rep, NULL);
+	bool ended = r != NULL && capview_state_ended(r->state);
 
-	return st != NULL && strcmp(st, "done") == 0 ? CTL_EXIT_OK :
+	*rc = r != NULL && strcmp(r->state, "done") == 0 ? CTL_EXIT_OK :
 	    CTL_EXIT_ERROR;
+	caprec_free(r);
+	return ended;
 }
 
 /* What following a search keeps between polls. */
@@ -176,24 +179,37 @@ struct cap_follow {
 /* One poll: the step running on stderr, the steps that finished since
  * the last one from the record. */
 static int
-cap_poll(const struct records_ctx *ctx, void *arg, json_object *cap)
+cap_poll(const struct records_ctx *ctx, void *arg, json_object *status)
 {
 	struct cap_follow *f = arg;
-	double n = cap != NULL ? jpath_num0(cap, "steps_done") : -2;
+	struct caprec_progress cap = { .has = false };
+	double n = -2;
 	int rc = CTL_EXIT_OK;
 
-	if (cap != NULL)
-		print_progress(cap, &f->step);
+	if (status != NULL) {
+		struct recparse p;
+
+		recparse_init(&p, "status reply");
+		if (!caprec_parse_progress(&p, status, "capacity", &cap)) {
+			char *err = recparse_take_error(&p);
+
+			records_error(ctx, "%s", err);
+			free(err);
+			return CTL_EXIT_ERROR;
+		}
+		n = isnan(cap.steps_done) ? 0 : cap.steps_done;
+		print_progress(&cap, &f->step);
+	}
 	/* Gone from status: read the record again until it says so. */
-	if (n != f->done || f->rep == NULL || cap == NULL) {
+	if (n != f->done || f->rep == NULL || status == NULL) {
 		json_object_put(f->rep);
 		if ((f->rep = load_id(ctx, f->id, &rc)) == NULL)
 			return rc;
 		f->done = n;
 		print_new_steps(ctx, f->rep, &f->printed);
 	}
-	return cap == NULL && capview_state_ended(jpath_str(f->rep, "state")) ?
-	    FOLLOW_ENDED : FOLLOW_ON;
+	return status == NULL && rec_ended(f->rep, &rc) ? FOLLOW_ENDED :
+	    FOLLOW_ON;
 }
 
 /* Follow search id to its end, then show its record. */
@@ -215,7 +231,7 @@ follow(const struct records_ctx *ctx, int64_t id)
 		putchar('\n');
 	rc = cmd_capacity_show(ctx, &f.rep, 1, false);
 	if (rc == CTL_EXIT_OK)
-		rc = state_rc(f.rep);
+		rec_ended(f.rep, &rc);
 	if (stopping && rc == CTL_EXIT_ERROR)
 		rc = 128 + SIGINT;
 out:
@@ -272,7 +288,7 @@ attach(const struct records_ctx *ctx)
 	if ((rep = load_id(ctx, id, &rc)) == NULL)
 		return rc;
 	if ((rc = cmd_capacity_show(ctx, &rep, 1, true)) == CTL_EXIT_OK)
-		rc = state_rc(rep);
+		rec_ended(rep, &rc);
 	json_object_put(rep);
 	return rc;
 }

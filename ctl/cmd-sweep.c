@@ -26,14 +26,16 @@
 #include "jpath.h"
 #include "options.h"
 #include "proto.h"
+#include "recparse.h"
 #include "records.h"
+#include "sweeprec.h"
 
 /* The most directories a sweep takes (the daemon's limit too). */
 #define CMD_SWEEP_MAX_DIRS	64
 
 /* The record being shown, for --json's "sweep" (compare_more's views
  * take no argument of their own). */
-static json_object *shown;
+static const struct sweeprec *shown;
 
 /* ---------------------------------------------------------------- spread */
 
@@ -163,10 +165,9 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 
 	json_object_object_add(o, "id", json_object_new_string(
 	    ctx->sweep_id ? ctx->sweep_id : ""));
-	json_object_object_add(o, "record", json_object_get(jpath(shown,
-	    "id")));
-	json_object_object_add(o, "state", json_object_get(jpath(shown,
-	    "state")));
+	json_object_object_add(o, "record", json_object_new_int64(shown->id));
+	json_object_object_add(o, "state", json_object_new_string(
+	    shown->state));
 	for (int d = 0; d < ctx->nsweep_dirs; d++) {
 		json_object *e = fmt_nomem(json_object_new_object());
 		json_object *ids = fmt_nomem(json_object_new_array());
@@ -222,21 +223,32 @@ static const struct compare_more sweep_more = { sweep_text, sweep_more_json };
 /* What following a sweep keeps between polls. */
 struct sweep_follow {
 	int64_t		 id;
-	json_object	*rec;		/* its record, as last loaded */
+	struct sweeprec	*rec;		/* its record, as last loaded */
 	size_t		 started, ended;	/* runs whose line is printed */
 	double		 run, done;	/* status's run, runs_done, as seen */
 };
 
-/* The sweep record of sweep id (its first run's), or NULL with *rc. */
-static json_object *
+/* The sweep record of sweep id (its first run's), read; NULL with *rc
+ * (the error said when it does not parse). */
+static struct sweeprec *
 load_record(const struct records_ctx *ctx, int64_t id, int *rc)
 {
-	json_object *args = fmt_nomem(json_object_new_object()), *rec;
+	json_object *args = fmt_nomem(json_object_new_object()), *o;
+	struct sweeprec *rec;
+	char *err = NULL;
 
 	json_object_object_add(args, "run", json_object_new_int64(id));
 	json_object_object_add(args, "kind", json_object_new_string("sweep"));
-	rec = ctx->call(ctx->call_arg, "report", args, rc);
+	o = ctx->call(ctx->call_arg, "report", args, rc);
 	json_object_put(args);
+	if (o == NULL)
+		return NULL;
+	if ((rec = sweeprec_parse(o, &err)) == NULL) {
+		records_error(ctx, "%s", err);
+		free(err);
+		*rc = CTL_EXIT_ERROR;
+	}
+	json_object_put(o);
 	return rec;
 }
 
@@ -245,50 +257,61 @@ load_record(const struct records_ctx *ctx, int64_t id, int *rc)
 static void
 print_runs(struct sweep_follow *f)
 {
-	json_object *runs = jpath(f->rec, "runs");
-	double total = jpath_num0(f->rec, "runs_planned");
+	const struct sweeprec *rec = f->rec;
 
-	while (json_object_is_type(runs, json_type_array) &&
-	    f->ended < json_object_array_length(runs)) {
-		json_object *r = json_object_array_get_idx(runs, f->ended);
-		const char *st = jpath_str(r, "state");
+	while (f->ended < rec->nruns) {
+		const struct sweeprec_run *r = &rec->runs[f->ended];
 
 		if (f->started <= f->ended) {
-			fprintf(stderr, "stressctl sweep: run %.0f (%.0f of "
-			    "%.0f) in %s\n", jpath_num0(r, "run_id"),
-			    jpath_num0(r, "n"), total, jpath_str(r, "dir") ?
-			    jpath_str(r, "dir") : "?");
+			fprintf(stderr, "stressctl sweep: run %" PRId64 " (%"
+			    PRId64 " of %.0f) in %s\n", r->run_id, r->n,
+			    isnan(rec->runs_planned) ? 0 : rec->runs_planned,
+			    r->dir ? r->dir : "?");
 			f->started = f->ended + 1;
 		}
-		if (st == NULL || strcmp(st, "running") == 0)
+		if (strcmp(r->state, "running") == 0)
 			break;
-		fprintf(stderr, "stressctl sweep: run %.0f %s\n",
-		    jpath_num0(r, "run_id"), st);
+		fprintf(stderr, "stressctl sweep: run %" PRId64 " %s\n",
+		    r->run_id, r->state);
 		f->ended++;
 	}
 }
 
 /* One poll: the record again when a run started or ended. */
 static int
-sweep_poll(const struct records_ctx *ctx, void *arg, json_object *job)
+sweep_poll(const struct records_ctx *ctx, void *arg, json_object *status)
 {
 	struct sweep_follow *f = arg;
-	double run = job != NULL ? jpath_num0(job, "run") : -1;
-	double done = job != NULL ? jpath_num0(job, "runs_done") : -1;
+	struct sweeprec_where w = { .has = false };
+	double run = -1, done = -1;
 	int rc = CTL_EXIT_OK;
 
+	if (status != NULL) {
+		struct recparse p;
+
+		recparse_init(&p, "status reply");
+		if (!sweeprec_parse_where(&p, status, "sweep", &w)) {
+			char *err = recparse_take_error(&p);
+
+			records_error(ctx, "%s", err);
+			free(err);
+			return CTL_EXIT_ERROR;
+		}
+		run = isnan(w.run) ? 0 : w.run;
+		done = isnan(w.runs_done) ? 0 : w.runs_done;
+	}
 	/* Gone from status: read the record again until it says so. */
 	if (run != f->run || done != f->done || f->rec == NULL ||
-	    job == NULL) {
-		json_object_put(f->rec);
+	    status == NULL) {
+		sweeprec_free(f->rec);
 		if ((f->rec = load_record(ctx, f->id, &rc)) == NULL)
 			return rc;
 		f->run = run;
 		f->done = done;
 		print_runs(f);
 	}
-	return job == NULL && records_state_ended(jpath_str(f->rec,
-	    "state")) ? FOLLOW_ENDED : FOLLOW_ON;
+	return status == NULL && records_state_ended(f->rec->state) ?
+	    FOLLOW_ENDED : FOLLOW_ON;
 }
 
 /* ---------------------------------------------------------------- show */
@@ -300,38 +323,25 @@ sweep_poll(const struct records_ctx *ctx, void *arg, json_object *job)
  * complete, 130 after our stop.
  */
 static int
-show(const struct records_ctx *ctx, json_object *rec, bool stopped)
+show(const struct records_ctx *ctx, const struct sweeprec *rec, bool stopped)
 {
 	struct records_ctx cmp = *ctx;
-	json_object *runs = jpath(rec, "runs"), *dirs = jpath(rec, "dirs");
-	size_t nruns = json_object_is_type(runs, json_type_array) ?
-	    json_object_array_length(runs) : 0;
-	size_t ndirs = json_object_is_type(dirs, json_type_array) ?
-	    json_object_array_length(dirs) : 0;
-	char **ids = fmt_nomem(calloc(nruns + 1, sizeof(*ids)));
-	char **dnames = fmt_nomem(calloc(ndirs + 1, sizeof(*dnames)));
-	const char *state = jpath_str(rec, "state");
+	char **ids = fmt_nomem(calloc(rec->nruns + 1, sizeof(*ids)));
+	char **dnames = fmt_nomem(calloc(rec->ndirs + 1, sizeof(*dnames)));
 	int rc = CTL_EXIT_OK, failed = 0;
 
-	for (size_t i = 0; i < nruns; i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		const char *st = jpath_str(r, "state");
-
-		ids[i] = fmt_xprintf("%.0f", jpath_num0(r, "run_id"));
-		failed |= st != NULL && strcmp(st, "failed") == 0;
+	for (size_t i = 0; i < rec->nruns; i++) {
+		ids[i] = fmt_xprintf("%" PRId64, rec->runs[i].run_id);
+		failed |= strcmp(rec->runs[i].state, "failed") == 0;
 	}
-	for (size_t d = 0; d < ndirs; d++) {
-		const char *dir = jpath_str(json_object_array_get_idx(dirs, d),
-		    "dir");
-
-		dnames[d] = fmt_xstrdup(dir != NULL ? dir : "?");
-	}
+	for (size_t d = 0; d < rec->ndirs; d++)
+		dnames[d] = fmt_xstrdup(rec->dirs[d].dir);
 	cmp.runs = ids;
-	cmp.nruns = (int)nruns;
+	cmp.nruns = (int)rec->nruns;
 	cmp.name = "sweep";
 	cmp.sweep_dirs = dnames;
-	cmp.nsweep_dirs = (int)ndirs;
-	cmp.sweep_id = jpath_str(rec, "sweep_id");
+	cmp.nsweep_dirs = (int)rec->ndirs;
+	cmp.sweep_id = rec->sweep_id;
 	shown = rec;
 	if (cmp.nruns > 0 && cmp.nsweep_dirs > 0)
 		rc = cmd_compare_show(&cmp, &sweep_more);
@@ -346,21 +356,19 @@ show(const struct records_ctx *ctx, json_object *rec, bool stopped)
 			rc = grc;
 	}
 	shown = NULL;
-	fprintf(stderr, "stressctl sweep: sweep %.0f (%s) %s%s%s\n",
-	    jpath_num0(rec, "id"), cmp.sweep_id ? cmp.sweep_id : "?",
-	    state ? state : "?", jpath_str(rec, "reason") &&
-	    *jpath_str(rec, "reason") ? ": " : "", jpath_str(rec, "reason") ?
-	    jpath_str(rec, "reason") : "");
-	for (size_t i = 0; i < nruns; i++)
+	fprintf(stderr, "stressctl sweep: sweep %" PRId64 " (%s) %s%s%s\n",
+	    rec->id, cmp.sweep_id ? cmp.sweep_id : "?", rec->state,
+	    rec->reason && *rec->reason ? ": " : "",
+	    rec->reason ? rec->reason : "");
+	for (size_t i = 0; i < rec->nruns; i++)
 		free(ids[i]);
-	for (size_t d = 0; d < ndirs; d++)
+	for (size_t d = 0; d < rec->ndirs; d++)
 		free(dnames[d]);
 	free(ids);
 	free(dnames);
 	if (stopped)
 		return 128 + SIGINT;
-	if (rc == CTL_EXIT_OK && (failed || state == NULL ||
-	    strcmp(state, "done") != 0))
+	if (rc == CTL_EXIT_OK && (failed || strcmp(rec->state, "done") != 0))
 		rc = CTL_EXIT_ERROR;
 	return rc;
 }
@@ -380,7 +388,7 @@ follow(const struct records_ctx *ctx, const struct follow_job *j,
 	if ((rc = follow_run(ctx, &fj, id, &stopped)) == FOLLOW_ENDED &&
 	    (f.rec != NULL || (f.rec = load_record(ctx, id, &rc)) != NULL))
 		rc = show(ctx, f.rec, stopped);
-	json_object_put(f.rec);
+	sweeprec_free(f.rec);
 	return rc;
 }
 
@@ -420,7 +428,7 @@ last_sweep(const struct records_ctx *ctx, int *rc)
 static int
 attach(const struct records_ctx *ctx, const struct follow_job *j)
 {
-	json_object *rec;
+	struct sweeprec *rec;
 	int rc = CTL_EXIT_OK;
 	int64_t running = follow_running(ctx, "sweep", &rc), id;
 
@@ -442,7 +450,7 @@ attach(const struct records_ctx *ctx, const struct follow_job *j)
 	if ((rec = load_record(ctx, id, &rc)) == NULL)
 		return rc;
 	rc = show(ctx, rec, false);
-	json_object_put(rec);
+	sweeprec_free(rec);
 	return rc;
 }
 

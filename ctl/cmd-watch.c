@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include <json-c/json.h>
 
+#include "caprec.h"
 #include "cmd-watch.h"
 #include "fmt.h"
 #include "headline.h"
@@ -23,6 +25,8 @@
 #include "options.h"
 #include "proto.h"
 #include "records.h"
+#include "statsrec.h"
+#include "sweeprec.h"
 #include "termsafe.h"
 
 /* watch: values the sparkline shows, and the progress bar's width. */
@@ -65,59 +69,63 @@ struct watch_now {
 	char		 search[256];	/* where it is; "" when none */
 };
 
-/* A capacity search's place and bracket, from stats' "capacity". */
-static void
-watch_search(json_object *st, struct watch_now *now)
+/* stats' NAN (absent) counted as 0, as the view always has. */
+static double
+z(double x)
 {
-	char lo[40] = "", hi[40] = "";
-	double x;
+	return isnan(x) ? 0 : x;
+}
 
-	now->searching = jpath_num(st, "capacity.id", &x);
+/* A capacity search's place and bracket, or a sweep's, from stats. */
+static void
+watch_search(const struct statsrec *st, struct watch_now *now)
+{
+	const struct caprec_progress *c = &st->capacity;
+	const struct sweeprec_where *sw = &st->sweep;
+	char lo[40] = "", hi[40] = "";
+
+	now->searching = c->has;
 	now->sweeping = false;
 	now->search[0] = '\0';
-	if (!now->searching && jpath_num(st, "sweep.id", &x)) {
+	if (!now->searching && sw->has) {
 		/* A sweep: which run of how many, and its directory's label. */
 		now->searching = now->sweeping = true;
-		now->search_id = (int64_t)x;
-		snprintf(now->search, sizeof(now->search), "sweep %.0f: run "
-		    "%.0f/%.0f in %s", x, jpath_num0(st, "sweep.run"),
-		    jpath_num0(st, "sweep.runs_planned"), jpath_str(st,
-		    "sweep.label") ? jpath_str(st, "sweep.label") : "?");
+		now->search_id = sw->id;
+		snprintf(now->search, sizeof(now->search), "sweep %" PRId64
+		    ": run %.0f/%.0f in %s", sw->id, z(sw->run),
+		    z(sw->runs_planned), sw->label ? sw->label : "?");
 		return;
 	}
 	if (!now->searching)
 		return;
-	now->search_id = (int64_t)x;
-	if (jpath_num(st, "capacity.kept_up_rate", &x))
-		snprintf(lo, sizeof(lo), ", kept up at %.0f", x);
-	if (jpath_num(st, "capacity.behind_rate", &x))
-		snprintf(hi, sizeof(hi), ", behind at %.0f", x);
-	snprintf(now->search, sizeof(now->search), "capacity %.0f: dir "
-	    "%.0f/%.0f, step %.0f at %.0f updates/s%s%s",
-	    jpath_num0(st, "capacity.id"), jpath_num0(st, "capacity.dir_index")
-	    + 1, jpath_num0(st, "capacity.ndirs"), jpath_num0(st,
-	    "capacity.step"), jpath_num0(st, "capacity.rate"), lo, hi);
+	now->search_id = c->id;
+	if (!isnan(c->kept_up_rate))
+		snprintf(lo, sizeof(lo), ", kept up at %.0f", c->kept_up_rate);
+	if (!isnan(c->behind_rate))
+		snprintf(hi, sizeof(hi), ", behind at %.0f", c->behind_rate);
+	snprintf(now->search, sizeof(now->search), "capacity %" PRId64
+	    ": dir %.0f/%.0f, step %.0f at %.0f updates/s%s%s", c->id,
+	    z(c->dir_index) + 1, z(c->ndirs), z(c->step), z(c->rate), lo, hi);
 }
 
 /* Fold one stats reply into w and work out the figures to show. */
 static void
-watch_update(struct watch *w, json_object *st, struct watch_now *now)
+watch_update(struct watch *w, const struct statsrec *st,
+    struct watch_now *now)
 {
 	double ut, generated;
 
-	now->state = jpath_str(st, "state");
-	if (now->state == NULL)
-		now->state = "?";
-	now->run_id = (int64_t)jpath_num0(st, "run_id");
-	now->t = jpath_num0(st, "elapsed_s");
-	now->max = jpath_num0(st, "max_updates");
-	now->completed = jpath_num0(st, "updates_completed");
+	now->state = st->state;
+	now->run_id = st->has_run_id ? st->run_id : 0;
+	now->t = z(st->elapsed_s);
+	now->max = z(st->max_updates);
+	now->completed = z(st->updates_completed);
 	/* Progress counts every update that is finished with, however it
 	 * ended, so a run with drops or failures still reaches 100%. */
-	now->done = now->completed + jpath_num0(st, "updates_failed") +
-	    jpath_num0(st, "dropped") + jpath_num0(st, "discarded");
-	now->sig = jpath_num0(st, "significant_ops_pending");
-	now->total = jpath_num0(st, "total_operations_pending");
+	now->done = now->completed + z(st->updates_failed) + z(st->dropped) +
+	    z(st->discarded);
+	now->sig = z(st->significant_ops_pending);
+	now->total = z(st->total_operations_pending);
 	watch_search(st, now);
 
 	/* A new run: what was seen belongs to the old one. */
@@ -144,7 +152,7 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 		now->rate = (now->completed - w->prev_done) /
 		    (now->t - w->prev_t);
 	else
-		now->rate = jpath_num0(st, "rates.current_dequeue.total");
+		now->rate = z(st->rates.current_dequeue);
 	w->have_prev = true;
 	w->prev_t = now->t;
 	w->prev_done = now->completed;
@@ -152,9 +160,8 @@ watch_update(struct watch *w, json_object *st, struct watch_now *now)
 	/* A paced run keeps its own pace: the ETA follows update_time
 	 * (the reply's, else the one status gave) rather than the pace so
 	 * far, which counts the setup. */
-	if (!jpath_num(st, "update_time", &ut))
-		ut = w->update_time;
-	generated = jpath_num0(st, "generated");
+	ut = isnan(st->update_time) ? w->update_time : st->update_time;
+	generated = z(st->generated);
 	now->eta = headline_eta(now->max, generated, now->done, now->t,
 	    ut > 0 ? ut : 0, generated - now->done, now->rate);
 }
@@ -311,7 +318,10 @@ static int
 search_rc(const struct records_ctx *ctx, int64_t id, bool sweep)
 {
 	json_object *args = json_object_new_object(), *rep;
-	const char *st;
+	struct caprec *cr = NULL;
+	struct sweeprec *sr = NULL;
+	const char *st = NULL, *reason = NULL;
+	char *err = NULL;
 	int rc = CTL_EXIT_OK;
 
 	json_object_object_add(args, "run", json_object_new_int64(id));
@@ -322,15 +332,24 @@ search_rc(const struct records_ctx *ctx, int64_t id, bool sweep)
 	json_object_put(args);
 	if (rep == NULL)
 		return rc;
-	st = jpath_str(rep, "state");
+	if (sweep && (sr = sweeprec_parse(rep, &err)) != NULL) {
+		st = sr->state;
+		reason = sr->reason;
+	} else if (!sweep && (cr = caprec_parse(rep, &err)) != NULL) {
+		st = cr->state;
+		reason = cr->reason;
+	}
 	rc = st != NULL && strcmp(st, "done") == 0 ? CTL_EXIT_OK :
 	    CTL_EXIT_ERROR;
-	if (rc != CTL_EXIT_OK)
+	if (err != NULL)
+		records_error(ctx, "%s", err);
+	else if (rc != CTL_EXIT_OK)
 		records_error(ctx, "%s %" PRId64 " %s%s%s", sweep ? "sweep" :
-		    "capacity search", id,
-		    st != NULL ? st : "ended", jpath_str(rep, "reason") ?
-		    ": " : "", jpath_str(rep, "reason") ?
-		    jpath_str(rep, "reason") : "");
+		    "capacity search", id, st, reason ? ": " : "",
+		    reason ? reason : "");
+	free(err);
+	caprec_free(cr);
+	sweeprec_free(sr);
 	json_object_put(rep);
 	return rc;
 }
@@ -342,6 +361,7 @@ run_watch(const struct records_ctx *ctx)
 	struct watch w;
 	struct watch_now now;
 	json_object *status, *st = NULL;
+	struct statsrec *sr = NULL;
 	double interval = ctx->interval, start;
 	unsigned long n = 0;
 	int64_t search = 0;
@@ -372,10 +392,18 @@ run_watch(const struct records_ctx *ctx)
 
 	start = mono_now();
 	for (;;) {
+		char *err = NULL;
+
 		if ((st = ctx->call(ctx->call_arg, "stats", NULL, &rc)) ==
 		    NULL)
 			break;
-		watch_update(&w, st, &now);
+		if ((sr = statsrec_parse(st, &err)) == NULL) {
+			records_error(ctx, "%s", err);
+			free(err);
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		watch_update(&w, sr, &now);
 		if (now.searching) {
 			search = now.search_id;
 			sweep = now.sweeping;
@@ -394,15 +422,14 @@ run_watch(const struct records_ctx *ctx)
 			rc = search > 0 ? search_rc(ctx, search, sweep) :
 			    strcmp(now.state, "failed") == 0 ?
 			    CTL_EXIT_ERROR : CTL_EXIT_OK;
-			if (rc != CTL_EXIT_OK) {
-				const char *reason = jpath_str(st, "reason");
-
+			if (rc != CTL_EXIT_OK)
 				records_error(ctx, "run %" PRId64 " failed%s%s",
-				    now.run_id, reason ? ": " : "",
-				    reason ? reason : "");
-			}
+				    now.run_id, sr->reason ? ": " : "",
+				    sr->reason ? sr->reason : "");
 			break;
 		}
+		statsrec_free(sr);
+		sr = NULL;
 		json_object_put(st);
 		st = NULL;
 		if (watch_interrupted || (ctx->count > 0 && n >= ctx->count))
@@ -415,6 +442,7 @@ run_watch(const struct records_ctx *ctx)
 	/* The terminal echoed ^C where the cursor was; end that line. */
 	if (watch_interrupted && w.tty)
 		putchar('\n');
+	statsrec_free(sr);
 	json_object_put(st);
 	sigaction(SIGINT, &old_int, NULL);
 	return rc;

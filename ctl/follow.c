@@ -4,12 +4,13 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fmt.h"
 #include "follow.h"
-#include "jpath.h"
+#include "recparse.h"
 #include "proto.h"
 
 /* Poll period while following, in ms. */
@@ -25,6 +26,54 @@ follow_sigint(int sig)
 {
 	(void)sig;
 	follow_interrupted = 1;
+}
+
+/* The id under key of a start reply; false when it is not an integer. */
+static bool
+start_id(json_object *res, const char *key, int64_t *id)
+{
+	struct recparse p;
+	bool has, ok;
+
+	recparse_init(&p, "start reply");
+	ok = recparse_int(&p, res, key, RECPARSE_REQ, id, &has);
+	free(recparse_take_error(&p));
+	return ok;
+}
+
+/*
+ * The id and state of the job of kind cmd in a status reply (the two
+ * members every kind's object has): 0 when none runs, -1 with the error
+ * said when its object is not one.
+ */
+static int64_t
+status_job(const struct records_ctx *ctx, json_object *st, const char *cmd,
+    const char **state)
+{
+	struct recparse p;
+	json_object *job;
+	int64_t id = 0;
+	bool has;
+
+	recparse_init(&p, "status reply");
+	*state = NULL;
+	if (!recparse_obj(&p, st, cmd, RECPARSE_OPT, &job))
+		goto fail;
+	if (job == NULL)
+		return 0;
+	recparse_at(&p, "%s", cmd);
+	if (!recparse_int(&p, job, "id", RECPARSE_REQ, &id, &has) ||
+	    !recparse_str(&p, job, "state", RECPARSE_REQ, state))
+		goto fail;
+	return id;
+fail:
+	{
+		char *err = recparse_take_error(&p);
+
+		records_error(ctx, "%s", err);
+		free(err);
+	}
+	return -1;
 }
 
 int64_t
@@ -48,8 +97,7 @@ follow_start(const struct records_ctx *ctx, const struct follow_job *j,
 		sigaction(SIGINT, &old, NULL);
 	if (res == NULL)
 		return 0;	/* refused, or a dry run */
-	id = (int64_t)jpath_num0(res, j->id_key);
-	if (id <= 0) {
+	if (!start_id(res, j->id_key, &id) || id <= 0) {
 		records_error(ctx, "the reply has no %s: %.200s", j->id_key,
 		    fmt_json_string(res));
 		json_object_put(res);
@@ -115,7 +163,8 @@ follow_run(const struct records_ctx *ctx, const struct follow_job *j,
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old);
 	for (;;) {
-		json_object *job;
+		const char *state;
+		int64_t jid;
 		bool live;
 
 		if (follow_interrupted &&
@@ -124,11 +173,13 @@ follow_run(const struct records_ctx *ctx, const struct follow_job *j,
 		if ((st = ctx->call(ctx->call_arg, "status", NULL, &rc)) ==
 		    NULL)
 			break;
-		job = jpath(st, j->cmd);
-		live = json_object_is_type(job, json_type_object) &&
-		    (int64_t)jpath_num0(job, "id") == id &&
-		    !records_state_ended(jpath_str(job, "state"));
-		rc = j->poll(ctx, j->arg, live ? job : NULL);
+		if ((jid = status_job(ctx, st, j->cmd, &state)) < 0) {
+			json_object_put(st);
+			rc = CTL_EXIT_ERROR;
+			break;
+		}
+		live = jid == id && !records_state_ended(state);
+		rc = j->poll(ctx, j->arg, live ? st : NULL);
 		json_object_put(st);
 		if (rc != FOLLOW_ON || (!live && ++gone > GONE_POLLS)) {
 			if (rc == FOLLOW_ON)
@@ -145,15 +196,16 @@ follow_run(const struct records_ctx *ctx, const struct follow_job *j,
 int64_t
 follow_running(const struct records_ctx *ctx, const char *cmd, int *rc)
 {
-	json_object *res, *job;
-	int64_t id = 0;
+	json_object *res;
+	const char *state;
+	int64_t id;
 
 	if ((res = ctx->call(ctx->call_arg, "status", NULL, rc)) == NULL)
 		return -1;
-	job = jpath(res, cmd);
-	if (json_object_is_type(job, json_type_object) &&
-	    !records_state_ended(jpath_str(job, "state")))
-		id = (int64_t)jpath_num0(job, "id");
+	if ((id = status_job(ctx, res, cmd, &state)) < 0)
+		*rc = CTL_EXIT_ERROR;
+	else if (id > 0 && records_state_ended(state))
+		id = 0;
 	json_object_put(res);
 	return id;
 }

@@ -27,12 +27,13 @@ struct follow_job {
 	bool		 detach;	/* --detach: start, do not follow */
 	bool		 int_stop;	/* --on-interrupt stop */
 	/*
-	 * Once a poll: job is the job's object in status while this job
-	 * runs, NULL once it does not.  Returns FOLLOW_ON, FOLLOW_ENDED or
+	 * Once a poll: status is the status reply while this job runs
+	 * (the kind reads its own object, status's cmd, with its record
+	 * module's parser), NULL once it does not.  Returns FOLLOW_ON, FOLLOW_ENDED or
 	 * an exit status (an error).
 	 */
 	int		(*poll)(const struct records_ctx *ctx, void *arg,
-			    json_object *job);
+			    json_object *status);
 	void		*arg;
 };
 

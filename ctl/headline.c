@@ -19,6 +19,8 @@
 #include "text.h"
 #include "verdicts.h"
 #include "records.h"
+#include "statsrec.h"
+#include "sweeprec.h"
 
 /* The label column of the headline. */
 #define LABEL_WIDTH	11
@@ -128,78 +130,74 @@ per_second(double v)
 	return fmt_xprintf(v >= 100 ? "%.0f/s" : "%.3g/s", v);
 }
 
+/* stats' NAN (absent) counted as 0, as the views always have. */
+static double
+z(double x)
+{
+	return isnan(x) ? 0 : x;
+}
+
 /* "; paced at 1000/s", "; flat out", or "" from an older stressd. */
 static char *
-pace_text(json_object *st)
+pace_text(const struct statsrec *st)
 {
-	double ut, max = jpath_num0(st, "max_updates");
 	char *pace, *t;
 
-	if (!jpath_num(st, "update_time", &ut))
+	if (isnan(st->update_time))
 		return fmt_xstrdup("");
-	if (ut <= 0)
+	if (st->update_time <= 0)
 		return fmt_xstrdup("; flat out");
-	pace = per_second(max / ut);
+	pace = per_second(z(st->max_updates) / st->update_time);
 	t = fmt_xprintf("; paced at %s", pace);
 	free(pace);
 	return t;
 }
 
 static void
-progress_line(json_object *st, bool ended)
+progress_line(const struct statsrec *st, bool ended)
 {
-	double max = jpath_num0(st, "max_updates");
-	double gen = jpath_num0(st, "generated");
-	double done = jpath_num0(st, "updates_completed") +
-	    jpath_num0(st, "updates_failed") + jpath_num0(st, "dropped") +
-	    jpath_num0(st, "discarded");
+	double max = z(st->max_updates), gen = z(st->generated);
+	double done = z(st->updates_completed) + z(st->updates_failed) +
+	    z(st->dropped) + z(st->discarded);
 	char eta[32];
 
-	headline_eta_text(headline_eta(max, gen, done,
-	    jpath_num0(st, "elapsed_s"), jpath_num0(st, "update_time"),
-	    jpath_num0(st, "total_operations_pending"),
-	    jpath_num0(st, "rates.current_dequeue.total")), eta, sizeof(eta));
+	headline_eta_text(headline_eta(max, gen, done, z(st->elapsed_s),
+	    z(st->update_time), z(st->total_operations_pending),
+	    z(st->rates.current_dequeue)), eta, sizeof(eta));
 	linef("progress", "%.0f/%.0f generated (%.1f%%), %.0f completed%s%s",
 	    gen, max, max > 0 ? 100 * gen / max : 0,
-	    jpath_num0(st, "updates_completed"), ended ? "" : ", ETA ",
-	    ended ? "" : eta);
+	    z(st->updates_completed), ended ? "" : ", ETA ", ended ? "" : eta);
 }
 
 /* The two queues now and on average (stressd's queue_average). */
 static void
-queue_lines(json_object *st)
+queue_lines(const struct statsrec *st)
 {
-	static const char *const q[][3] = {
-		{ "significant", "significant_ops_pending",
-		    "queue_average.significant_ops_pending" },
-		{ "total", "total_operations_pending",
-		    "queue_average.total_operations_pending" },
-	};
-	double a, samples = jpath_num0(st, "queue_average.samples");
+	double samples = z(st->avg_samples);
 
-	for (size_t i = 0; i < 2; i++) {
-		if (!jpath_num(st, q[i][2], &a)) {
-			linef(q[i][0], "%.0f pending now",
-			    jpath_num0(st, q[i][1]));
-			continue;
-		}
-		if (i == 0)
-			linef(q[i][0], "%.0f pending now, %.2f on average",
-			    jpath_num0(st, q[i][1]), a);
-		else
-			linef(q[i][0], "%.0f pending now, %.2f on average "
-			    "(%.0f sample%s)", jpath_num0(st, q[i][1]), a,
-			    samples, samples == 1 ? "" : "s");
-	}
+	if (isnan(st->avg_significant))
+		linef("significant", "%.0f pending now",
+		    z(st->significant_ops_pending));
+	else
+		linef("significant", "%.0f pending now, %.2f on average",
+		    z(st->significant_ops_pending), st->avg_significant);
+	if (isnan(st->avg_total))
+		linef("total", "%.0f pending now",
+		    z(st->total_operations_pending));
+	else
+		linef("total", "%.0f pending now, %.2f on average (%.0f "
+		    "sample%s)", z(st->total_operations_pending), st->avg_total,
+		    samples, samples == 1 ? "" : "s");
 }
 
-/* " (no_space 3, other 1)": the kinds that occurred, or "". */
+/* " (no_space 3, other 1)": the kinds that occurred, or "" (statsrec
+ * checked that each count is an integer). */
 static char *
 kinds_text(json_object *kinds)
 {
 	char *by = fmt_xstrdup(""), *t;
 
-	if (!json_object_is_type(kinds, json_type_object))
+	if (kinds == NULL)
 		return by;
 	json_object_object_foreach(kinds, k, v) {
 		if (json_object_get_int64(v) <= 0)
@@ -219,17 +217,16 @@ kinds_text(json_object *kinds)
 
 /* Errors, drops and failures, with the kinds and the first message. */
 static void
-problem_lines(json_object *st)
+problem_lines(const struct statsrec *st)
 {
-	json_object *msgs = jpath(st, "error_messages"), *m0 = NULL;
-	char *by = kinds_text(jpath(st, "errors_by_kind"));
+	json_object *m0 = NULL;
+	char *by = kinds_text(st->errors_by_kind);
 
 	linef("problems", "%.0f errors%s; %.0f dropped; %.0f updates, %.0f "
-	    "creates failed", jpath_num0(st, "errors"), by,
-	    jpath_num0(st, "dropped"), jpath_num0(st, "updates_failed"),
-	    jpath_num0(st, "creates_failed"));
-	if (json_object_is_type(msgs, json_type_array))
-		m0 = json_object_array_get_idx(msgs, 0);
+	    "creates failed", z(st->errors), by, z(st->dropped),
+	    z(st->updates_failed), z(st->creates_failed));
+	if (st->error_messages != NULL)
+		m0 = json_object_array_get_idx(st->error_messages, 0);
 	if (json_object_is_type(m0, json_type_string))
 		line("first error", json_object_get_string(m0));
 	free(by);
@@ -240,114 +237,122 @@ problem_lines(json_object *st)
  * every one-line view of a run: kept up, fell behind, cannot tell.
  */
 static void
-verdict_lines(json_object *st, bool ended)
+verdict_lines(const struct statsrec *st, bool ended)
 {
-	json_object *v = jpath(st, "verdict"), *w = jpath(st, "warnings");
-	json_object *kept = jpath(v, "kept_up");
-	size_t nw = verdicts_nwarnings(st);
-	const char *reason = jpath_str(v, "reason");
+	const struct runrec_verdict *v = &st->verdict;
 	bool cut = false;
 	char *head;
 
-	if (!json_object_is_type(v, json_type_object)) {
+	if (!v->has) {
 		line("verdict", ended ? "no verdict (from an older stressd)" :
 		    "no verdict yet");
 	} else {
-		char *word = fmt_xprintf("%s%s", verdicts_kept_word(kept),
-		    ended ? "" : " so far");
+		char *word = fmt_xprintf("%s%s",
+		    verdicts_kept_word_rec(v->kept_up), ended ? "" : " so far");
 
-		head = verdicts_counted(word, nw);
+		head = verdicts_counted(word, st->nwarnings);
 		free(word);
-		if (reason != NULL)
-			linef("verdict", "%s: %s", head, reason);
+		if (v->reason != NULL)
+			linef("verdict", "%s: %s", head, v->reason);
 		else
 			line("verdict", head);
 		free(head);
 	}
-	for (size_t i = 0; i < nw; i++) {
-		json_object *e = json_object_array_get_idx(w, i);
-		const char *m = jpath_str(e, "message");
-
-		cut |= first_line("warning", m != NULL ? m : jpath_str(e,
-		    "code") != NULL ? jpath_str(e, "code") : "?");
-	}
+	for (size_t i = 0; i < st->nwarnings; i++)
+		cut |= first_line("warning", st->warnings[i].message);
 	if (cut)
 		linef("", "(in full, with what to do: stressctl report %lld)",
-		    (long long)json_object_get_int64(jpath(st, "run_id")));
+		    (long long)st->run_id);
 }
 
-/* A sweep's record (schema stressd-sweep), or stats' "sweep" while one
- * runs: where it is, in a line or two. */
+/* A sweep's record (schema stressd-sweep): where it is, in two lines. */
 bool
 headline_is_sweep(json_object *o)
 {
-	const char *s = jpath_str(o, "schema");
-
-	return s != NULL && strcmp(s, "stressd-sweep") == 0;
+	return sweeprec_is_record(o);
 }
 
 void
-headline_sweep(json_object *rec)
+headline_sweep(json_object *o)
 {
-	json_object *runs = jpath(rec, "runs");
-	const char *reason = jpath_str(rec, "reason");
+	char *err = NULL;
+	struct sweeprec *r = sweeprec_parse(o, &err);
 
-	linef("sweep", "%.0f (%s): %s%s%s", jpath_num0(rec, "id"),
-	    jpath_str(rec, "sweep_id") ? jpath_str(rec, "sweep_id") : "?",
-	    jpath_str(rec, "state") ? jpath_str(rec, "state") : "?",
-	    reason != NULL && *reason ? ": " : "", reason ? reason : "");
+	if (r == NULL) {
+		fprintf(stderr, "stressctl: %s\n", err);
+		free(err);
+		printf("%s\n", fmt_json_string(o));
+		return;
+	}
+	linef("sweep", "%lld (%s): %s%s%s", (long long)r->id,
+	    r->sweep_id ? r->sweep_id : "?", r->state,
+	    r->reason != NULL && *r->reason ? ": " : "",
+	    r->reason ? r->reason : "");
 	linef("runs", "%zu of %.0f started, %.0f failed (stressctl sweep "
-	    "--attach %.0f compares them)", json_object_is_type(runs,
-	    json_type_array) ? json_object_array_length(runs) : 0,
-	    jpath_num0(rec, "runs_planned"), jpath_num0(rec, "runs_failed"),
-	    jpath_num0(rec, "id"));
+	    "--attach %lld compares them)", r->nruns, z(r->runs_planned),
+	    z(r->runs_failed), (long long)r->id);
+	sweeprec_free(r);
 }
 
-void
-headline_stats(json_object *st)
+static void
+stats_lines(const struct statsrec *st)
 {
-	const char *state = jpath_str(st, "state"), *reason;
 	char *pace;
 	bool ended;
 
-	if (!json_object_is_type(st, json_type_object)) {
-		printf("%s\n", fmt_json_string(st));
-		return;
-	}
-	if (state == NULL)
-		state = "?";
-	if (strcmp(state, "idle") == 0) {
+	if (strcmp(st->state, "idle") == 0) {
 		line("state", "idle: no run since stressd started");
 		return;
 	}
-	ended = records_state_ended(state);
+	ended = records_state_ended(st->state);
 	pace = pace_text(st);
-	linef("state", "%s (run %.0f, %.1f s%s)", state,
-	    jpath_num0(st, "run_id"), jpath_num0(st, "elapsed_s"), pace);
+	linef("state", "%s (run %lld, %.1f s%s)", st->state,
+	    (long long)(st->has_run_id ? st->run_id : 0), z(st->elapsed_s),
+	    pace);
 	free(pace);
-	if (json_object_is_type(jpath(st, "capacity"), json_type_object)) {
-		char *s = capline_progress(jpath(st, "capacity"));
+	if (st->capacity.has) {
+		char *s = capline_progress(&st->capacity);
 
 		line("search", s);
 		free(s);
 	}
-	if (json_object_is_type(jpath(st, "sweep"), json_type_object))
-		linef("sweep", "%.0f: run %.0f of %.0f in %s",
-		    jpath_num0(st, "sweep.id"), jpath_num0(st, "sweep.run"),
-		    jpath_num0(st, "sweep.runs_planned"),
-		    jpath_str(st, "sweep.label") ? jpath_str(st, "sweep.label") :
-		    "?");
-	if ((reason = jpath_str(st, "reason")) != NULL)
-		line("reason", reason);
+	if (st->sweep.has)
+		linef("sweep", "%lld: run %.0f of %.0f in %s",
+		    (long long)st->sweep.id, z(st->sweep.run),
+		    z(st->sweep.runs_planned),
+		    st->sweep.label ? st->sweep.label : "?");
+	if (st->reason != NULL)
+		line("reason", st->reason);
 	progress_line(st, ended);
 	linef("rates (/s)", "enqueue %.1f (%.1f overall), dequeue %.1f "
-	    "(%.1f overall)", jpath_num0(st, "rates.current_enqueue.total"),
-	    jpath_num0(st, "rates.overall_enqueue.total"),
-	    jpath_num0(st, "rates.current_dequeue.total"),
-	    jpath_num0(st, "rates.overall_dequeue.total"));
+	    "(%.1f overall)", z(st->rates.current_enqueue),
+	    z(st->rates.overall_enqueue), z(st->rates.current_dequeue),
+	    z(st->rates.overall_dequeue));
 	queue_lines(st);
 	problem_lines(st);
 	verdict_lines(st, ended);
+}
+
+void
+headline_stats(json_object *o)
+{
+	char *err = NULL;
+	struct statsrec *st;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		printf("%s\n", fmt_json_string(o));
+		return;
+	}
+	/* A reply this stressctl cannot read is shown as it came, with
+	 * the member that is wrong named. */
+	if ((st = statsrec_parse(o, &err)) == NULL) {
+		fprintf(stderr, "stressctl: %s\n", err);
+		free(err);
+		printf("%s\n", fmt_json_string(o));
+		return;
+	}
+	stats_lines(st);
+	statsrec_free(st);
 }
 
 /* ---------------------------------------------------------------- status */

@@ -60,6 +60,26 @@ recparse_take_error(struct recparse *p)
 	return e;
 }
 
+void
+recparse_give_error(struct recparse *p, char **err)
+{
+	if (err != NULL)
+		*err = recparse_take_error(p);
+	else
+		free(recparse_take_error(p));
+}
+
+bool
+recparse_is_schema(json_object *o, const char *schema)
+{
+	json_object *s;
+
+	return json_object_is_type(o, json_type_object) &&
+	    json_object_object_get_ex(o, "schema", &s) &&
+	    json_object_is_type(s, json_type_string) &&
+	    strcmp(json_object_get_string(s), schema) == 0;
+}
+
 /* Member key of o, or NULL when absent or null; *ok false (the error
  * recorded) when it is absent but required. */
 static json_object *

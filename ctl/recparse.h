@@ -48,6 +48,12 @@ bool		 recparse_fail(struct recparse *p, const char *key,
 		    __attribute__((format(printf, 3, 4)));
 /* The first error, handed over (the caller frees it); NULL if none. */
 char		*recparse_take_error(struct recparse *p);
+/* The first error into *err (the caller frees it), or freed when err is
+ * NULL: a parser's fail path. */
+void		 recparse_give_error(struct recparse *p, char **err);
+/* Whether o is an object whose "schema" is the string schema: a record's
+ * claim, which its parser then checks. */
+bool		 recparse_is_schema(json_object *o, const char *schema);
 
 /* Member key of o: a string (*out NULL when absent), a number (NAN when
  * absent), an integer (*has false when absent), a boolean (-1 when

@@ -428,10 +428,7 @@ runrec_parse(json_object *o, char **err)
 		goto fail;
 	return r;
 fail:
-	if (err != NULL)
-		*err = recparse_take_error(&p);
-	else
-		free(recparse_take_error(&p));
+	recparse_give_error(&p, err);
 	runrec_free(r);
 	return NULL;
 }

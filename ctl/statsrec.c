@@ -75,7 +75,8 @@ parse_kinds(struct recparse *p, json_object *o, struct statsrec *s)
 {
 	if (!recparse_obj(p, o, "errors_by_kind", OPT, &s->errors_by_kind) ||
 	    !recparse_arr(p, o, "error_messages", OPT, &s->error_messages) ||
-	    !recparse_obj(p, o, "capacity", OPT, &s->capacity))
+	    !caprec_parse_progress(p, o, "capacity", &s->capacity) ||
+	    !sweeprec_parse_where(p, o, "sweep", &s->sweep))
 		return false;
 	if (s->errors_by_kind == NULL)
 		return true;
@@ -114,10 +115,7 @@ statsrec_parse(json_object *o, char **err)
 		goto fail;
 	return s;
 fail:
-	if (err != NULL)
-		*err = recparse_take_error(&p);
-	else
-		free(recparse_take_error(&p));
+	recparse_give_error(&p, err);
 	statsrec_free(s);
 	return NULL;
 }

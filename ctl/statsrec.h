@@ -16,7 +16,9 @@
 
 #include <json-c/json.h>
 
+#include "caprec.h"
 #include "runrec.h"
+#include "sweeprec.h"
 
 struct statsrec_rates {
 	double	current_enqueue, current_dequeue;	/* .total */
@@ -41,7 +43,8 @@ struct statsrec {
 	double			 avg_samples, avg_significant, avg_total;
 	json_object		*errors_by_kind;	/* {kind: count} */
 	json_object		*error_messages;	/* [string] */
-	json_object		*capacity;	/* a search's step, or NULL */
+	struct caprec_progress	 capacity;	/* a search's step */
+	struct sweeprec_where	 sweep;		/* a sweep's run */
 	struct runrec_verdict	 verdict;
 	struct runrec_warning	*warnings;
 	size_t			 nwarnings;

@@ -285,6 +285,8 @@ test_runs(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct recparse p;
+	struct caprec_progress g;
 
 	(void)state;
 	assert_non_null(runs);
@@ -300,10 +302,13 @@ test_runs(void **state)
 	free(buf);
 	json_object_put(runs);
 	/* status's object in words */
-	runs = json_tokener_parse("{\"id\": 4, \"dir_index\": 1, \"ndirs\": "
-	    "2, \"dir\": \"/b\", \"step\": 3, \"phase\": \"bisect\", "
-	    "\"rate\": 450, \"kept_up_rate\": 400, \"behind_rate\": null}");
-	buf = capline_progress(runs);
+	runs = json_tokener_parse("{\"capacity\": {\"id\": 4, \"state\": "
+	    "\"running\", \"dir_index\": 1, \"ndirs\": 2, \"dir\": \"/b\", "
+	    "\"step\": 3, \"phase\": \"bisect\", \"rate\": 450, "
+	    "\"kept_up_rate\": 400, \"behind_rate\": null}}");
+	recparse_init(&p, "status reply");
+	assert_true(caprec_parse_progress(&p, runs, "capacity", &g));
+	buf = capline_progress(&g);
 	assert_string_equal(buf, "capacity 4: dir 2/2 /b, step 3 (bisect) at "
 	    "450 updates/s; kept up at 400, fell behind at -");
 	free(buf);

@@ -49,7 +49,8 @@ test_fixture(void **state)
 	assert_float_equal(s->rates.current_dequeue, 976.0973670551217, 1e-9);
 	assert_float_equal(s->avg_samples, 7, 0);
 	assert_non_null(s->errors_by_kind);
-	assert_null(s->capacity);
+	assert_false(s->capacity.has);
+	assert_false(s->sweep.has);
 	assert_true(s->verdict.has);
 	assert_int_equal(s->verdict.kept_up, -1);
 	assert_int_equal(s->nwarnings, 3);
