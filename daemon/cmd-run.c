@@ -17,6 +17,7 @@
 #include "lifecycle.h"
 #include "policy.h"
 #include "proto.h"
+#include "runrecords.h"
 
 /* One job at a time, none once shutting down. */
 static bool
@@ -43,6 +44,15 @@ static int
 start_job(struct control_conn *c, json_object *id, const char *name,
     struct request_args *a, int fd)
 {
+	/* Past the last id a record would be left out of `runs` and taken
+	 * again after a restart: refused instead (replied here). */
+	if (lifecycle_next_id() > RUNRECORDS_MAX_ID) {
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "no run id left: ids end at %u; move old records out of "
+		    "the state directory's runs/ and restart stressd",
+		    RUNRECORDS_MAX_ID);
+		return 0;
+	}
 	if (job_start(job_find(name), a, fd) == -1)
 		return -1;
 	control_defer(c, id, CONTROL_WAIT_JOB_START);

@@ -118,15 +118,21 @@ send_json(struct control_conn *c, json_object *reply)
 
 	if (c->closing)
 		return;
-	evbuffer_add(out, s, len);
-	evbuffer_add(out, "\n", 1);
+	/* The cap counts what was already waiting: one large reply is sent
+	 * whole, in as many parts as the client reads (no further request
+	 * is read meanwhile: conn_recv), and a client that reads nothing is
+	 * cut by the progress timeout.  Only output piling up unread
+	 * (watch samples, deferred replies) past the cap disconnects. */
 	if (evbuffer_get_length(out) > CONTROL_MAX_PENDING_OUTPUT) {
 		log_warnx("client pid %ld does not read its replies (%zu bytes "
 		    "pending); disconnecting", (long)c->pid,
 		    evbuffer_get_length(out));
 		evbuffer_drain(out, evbuffer_get_length(out));
 		c->closing = true;
+		return;
 	}
+	evbuffer_add(out, s, len);
+	evbuffer_add(out, "\n", 1);
 }
 
 void

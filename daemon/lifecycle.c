@@ -6,6 +6,7 @@
 
 #include "job.h"
 #include "lifecycle.h"
+#include "log.h"
 #include "proto.h"
 #include "queue.h"
 #include "rrdcc.h"
@@ -141,6 +142,10 @@ lifecycle_stats_json(void)
 int
 lifecycle_prepare(const struct stress_params *p, int update_fd)
 {
+	if (d.next_id > RUNRECORDS_MAX_ID) {	/* a job's later run */
+		log_warnx("no run id left: ids end at %u", RUNRECORDS_MAX_ID);
+		return -1;
+	}
 	d.pending = run_prepare(d.next_id, d.state_dir, d.cfg, p, update_fd);
 	return d.pending != NULL ? 0 : -1;
 }
