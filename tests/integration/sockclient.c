@@ -10,6 +10,12 @@
  * than the test should run, and one process with poll() can tell exactly
  * which connection went unanswered.)
  *
+ * sockclient slowread SOCKET LINES...: with a 4 KiB receive buffer, send
+ * the LINES pipelined, wait 0.5 s, then read slowly (16 KiB every 2 ms)
+ * until as many replies came as lines were sent, the daemon closed, or
+ * 8 s passed; print the bytes read, the replies counted and the first
+ * 60 bytes of the second reply.
+ *
  * sockclient bigline SOCKET BYTES: send one line of BYTES 'x' and no
  * newline, going on after the daemon stops reading or closes (socat
  * exits at the first failed write, before reading the reply); print what
@@ -114,6 +120,46 @@ bigline(const char *path, long bytes)
 	return 0;
 }
 
+static int
+slowread(const char *path, int nlines, char **lines)
+{
+	int fd = connect_to(path), rcv = 4096, seen = 0;
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap), *second;
+	double deadline;
+
+	if (fd == -1 || buf == NULL)
+		return 1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	for (int i = 0; i < nlines; i++)
+		if (write(fd, lines[i], strlen(lines[i])) < 0 ||
+		    write(fd, "\n", 1) != 1)
+			return 1;
+	usleep(500000);
+	deadline = now() + 8;
+	while (seen < nlines && now() < deadline) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if (len + 16384 > cap && (buf = realloc(buf, cap *= 2)) ==
+		    NULL)
+			return 1;
+		if ((n = read(fd, buf + len, 16384)) <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			seen += buf[len + i] == '\n';
+		len += (size_t)n;
+		usleep(2000);
+	}
+	buf[len < cap ? len : cap - 1] = '\0';
+	second = strchr(buf, '\n');
+	printf("%zu %d %.60s\n", len, seen, second != NULL ? second + 1 :
+	    "-");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -126,10 +172,13 @@ main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "bigline") == 0)
 		return bigline(argv[2], atol(argv[3]));
+	if (argc >= 4 && strcmp(argv[1], "slowread") == 0)
+		return slowread(argv[2], argc - 3, argv + 3);
 	if (argc != 5 || strcmp(argv[1], "many") != 0 ||
 	    (n = atoi(argv[3])) <= 0) {
 		fprintf(stderr, "usage: sockclient many SOCKET N PID\n"
-		    "       sockclient bigline SOCKET BYTES\n");
+		    "       sockclient bigline SOCKET BYTES\n"
+		    "       sockclient slowread SOCKET LINE...\n");
 		return 2;
 	}
 	argv++;
