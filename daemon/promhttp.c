@@ -166,6 +166,23 @@ header_value(const char *h, const char *name, char *buf, size_t len)
 	return false;
 }
 
+/* Whether a header line at h has whitespace in its field name, before
+ * its colon: RFC 9112 5.1 has a server reject that with 400, since peers
+ * disagree on what such a line means ("Content-Length : 5" would hide a
+ * body from the body check below). */
+static bool
+header_name_spaced(const char *h)
+{
+	for (const char *l = h; *l != '\0'; l += strcspn(l, "\n"),
+	    l += *l == '\n') {
+		size_t n = strcspn(l, ":\r\n");
+
+		if (l[n] == ':' && strcspn(l, " \t") < n)
+			return true;
+	}
+	return false;
+}
+
 /* One request head (NUL-terminated, up to its empty line): answered. */
 static void
 handle_head(struct hconn *c, char *head)
@@ -184,6 +201,12 @@ handle_head(struct hconn *c, char *head)
 		return;
 	}
 	minor = version[7] - '0';
+	if (header_name_spaced(hdrs)) {
+		c->closing = true;
+		reply_text(c, minor, 400, "400 bad request: whitespace before "
+		    "a header's colon\n");
+		return;
+	}
 	/* 1.1 keeps the connection unless told; 1.0 closes unless told. */
 	if (header_value(hdrs, "Connection", val, sizeof(val)))
 		c->closing = strcasecmp(val, "close") == 0 ||
