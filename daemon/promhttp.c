@@ -335,24 +335,34 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 
 /*
  * At the cap, the connection kept alive the longest since its last reply,
- * with nothing of a next request in or a reply out, gives way: holding
- * idle connections open does not lock a scraper out.  A connection in
- * mid-request does not (its deadline ends it).  True if one went.
+ * with no reply going out, gives way: holding idle connections open does
+ * not lock a scraper out.  One with nothing of a next request in goes
+ * first; failing that, one that has started its next request goes too,
+ * or clients that start the next request the moment one is answered
+ * would never be idle and starve new scrapes (issue 22).  A connection
+ * still on its first request does not (its deadline ends it), so a new
+ * scrape is never the one evicted.  True if one went.
  */
 static bool
 evict_idle(void)
 {
-	struct hconn *c, *oldest = NULL;
+	struct hconn *c, *idle = NULL, *busy = NULL;
 
-	for (c = conns; c != NULL; c = c->next)
-		if (c->served && !c->closing &&
-		    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0 &&
-		    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 &&
-		    (oldest == NULL || c->idle_since < oldest->idle_since))
-			oldest = c;
-	if (oldest == NULL)
+	for (c = conns; c != NULL; c = c->next) {
+		if (!c->served || c->closing ||
+		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+			continue;
+		if (evbuffer_get_length(bufferevent_get_input(c->bev)) == 0) {
+			if (idle == NULL || c->idle_since < idle->idle_since)
+				idle = c;
+		} else if (busy == NULL || c->idle_since < busy->idle_since)
+			busy = c;
+	}
+	if (idle == NULL)
+		idle = busy;
+	if (idle == NULL)
 		return false;
-	conn_free(oldest);
+	conn_free(idle);
 	return true;
 }
 

@@ -695,6 +695,46 @@ test_cap_evicts_idle(void **state)
 	event_base_free(base);
 }
 
+/* Issue 22: connections that each start their next request as soon as
+ * one is answered are never idle; at the cap the one answered the longest
+ * ago gives way all the same, so a new scrape gets in while they churn. */
+static void
+test_cap_evicts_churning(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct event_base *base = event_base_new();
+	static struct client c;
+	char err[256];
+	int renders = 0, port, fds[2];
+
+	(void)state;
+	assert_non_null(base);
+	prom_set_limits(2, 5.0);
+	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
+	    err, sizeof(err)), 0);
+	port = prom_port();
+	for (int i = 0; i < 2; i++) {
+		fds[i] = tcp_to(port);
+		assert_int_equal(send(fds[i], req, sizeof(req) - 1, 0),
+		    (ssize_t)sizeof(req) - 1);
+		spin(base, 50);
+		assert_int_equal(send(fds[i], "GET /met", 8, 0), 8);
+		spin(base, 50);
+	}
+	assert_int_equal(renders, 2);
+	assert_int_equal(prom_connections(), 2);
+	get(base, port, "GET /metrics HTTP/1.0\r\n\r\n", &c);
+	assert_int_equal(status_of(&c), 200);
+	spin(base, 50);
+	assert_true(closed_by_peer(fds[0]));	/* answered longest ago */
+	assert_false(closed_by_peer(fds[1]));
+	close(fds[0]);
+	close(fds[1]);
+	prom_stop();
+	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
+	event_base_free(base);
+}
+
 static void
 test_listen_forms(void **state)
 {
@@ -790,6 +830,7 @@ main(void)
 		cmocka_unit_test_teardown(test_http, teardown),
 		cmocka_unit_test_teardown(test_limits, teardown),
 		cmocka_unit_test_teardown(test_cap_evicts_idle, teardown),
+		cmocka_unit_test_teardown(test_cap_evicts_churning, teardown),
 		cmocka_unit_test_teardown(test_listen_forms, teardown),
 		cmocka_unit_test_teardown(test_listen_ipv6, teardown),
 	};
