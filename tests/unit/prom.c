@@ -655,6 +655,27 @@ test_limits(void **state)
 	event_base_free(base);
 }
 
+/* A server capped at 2 connections with a 5 s deadline: its port. */
+static int
+capped_start(struct event_base *base, int *renders)
+{
+	char err[256];
+
+	assert_non_null(base);
+	prom_set_limits(2, 5.0);
+	assert_int_equal(prom_start(base, "127.0.0.1:0", render, renders,
+	    err, sizeof(err)), 0);
+	return prom_port();
+}
+
+static void
+capped_stop(struct event_base *base)
+{
+	prom_stop();
+	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
+	event_base_free(base);
+}
+
 /* At the cap, a connection kept alive between requests gives way to a
  * new one (the longest idle first), so clients that only hold their
  * connections open do not lock a scraper out; one in mid-request does
@@ -665,15 +686,10 @@ test_cap_evicts_idle(void **state)
 	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
 	struct event_base *base = event_base_new();
 	static struct client c;
-	char err[256];
 	int renders = 0, port, a, b;
 
 	(void)state;
-	assert_non_null(base);
-	prom_set_limits(2, 5.0);
-	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
-	    err, sizeof(err)), 0);
-	port = prom_port();
+	port = capped_start(base, &renders);
 	a = tcp_to(port);
 	assert_int_equal(send(a, req, sizeof(req) - 1, 0),
 	    (ssize_t)sizeof(req) - 1);
@@ -690,9 +706,7 @@ test_cap_evicts_idle(void **state)
 	assert_false(closed_by_peer(b));	/* mid-request: kept */
 	close(a);
 	close(b);
-	prom_stop();
-	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
-	event_base_free(base);
+	capped_stop(base);
 }
 
 /* Issue 22: connections that each start their next request as soon as
@@ -704,15 +718,10 @@ test_cap_evicts_churning(void **state)
 	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
 	struct event_base *base = event_base_new();
 	static struct client c;
-	char err[256];
 	int renders = 0, port, fds[2];
 
 	(void)state;
-	assert_non_null(base);
-	prom_set_limits(2, 5.0);
-	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
-	    err, sizeof(err)), 0);
-	port = prom_port();
+	port = capped_start(base, &renders);
 	for (int i = 0; i < 2; i++) {
 		fds[i] = tcp_to(port);
 		assert_int_equal(send(fds[i], req, sizeof(req) - 1, 0),
@@ -730,9 +739,7 @@ test_cap_evicts_churning(void **state)
 	assert_false(closed_by_peer(fds[1]));
 	close(fds[0]);
 	close(fds[1]);
-	prom_stop();
-	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
-	event_base_free(base);
+	capped_stop(base);
 }
 
 static void
