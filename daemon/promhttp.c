@@ -166,6 +166,23 @@ header_value(const char *h, const char *name, char *buf, size_t len)
 	return false;
 }
 
+/* Whether a header line at h has whitespace in its field name, before
+ * its colon: RFC 9112 5.1 has a server reject that with 400, since peers
+ * disagree on what such a line means ("Content-Length : 5" would hide a
+ * body from the body check below). */
+static bool
+header_name_spaced(const char *h)
+{
+	for (const char *l = h; *l != '\0'; l += strcspn(l, "\n"),
+	    l += *l == '\n') {
+		size_t n = strcspn(l, ":\r\n");
+
+		if (l[n] == ':' && strcspn(l, " \t") < n)
+			return true;
+	}
+	return false;
+}
+
 /* One request head (NUL-terminated, up to its empty line): answered. */
 static void
 handle_head(struct hconn *c, char *head)
@@ -184,6 +201,12 @@ handle_head(struct hconn *c, char *head)
 		return;
 	}
 	minor = version[7] - '0';
+	if (header_name_spaced(hdrs)) {
+		c->closing = true;
+		reply_text(c, minor, 400, "400 bad request: whitespace before "
+		    "a header's colon\n");
+		return;
+	}
 	/* 1.1 keeps the connection unless told; 1.0 closes unless told. */
 	if (header_value(hdrs, "Connection", val, sizeof(val)))
 		c->closing = strcasecmp(val, "close") == 0 ||
@@ -312,24 +335,34 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 
 /*
  * At the cap, the connection kept alive the longest since its last reply,
- * with nothing of a next request in or a reply out, gives way: holding
- * idle connections open does not lock a scraper out.  A connection in
- * mid-request does not (its deadline ends it).  True if one went.
+ * with no reply going out, gives way: holding idle connections open does
+ * not lock a scraper out.  One with nothing of a next request in goes
+ * first; failing that, one that has started its next request goes too,
+ * or clients that start the next request the moment one is answered
+ * would never be idle and starve new scrapes (issue 22).  A connection
+ * still on its first request does not (its deadline ends it), so a new
+ * scrape is never the one evicted.  True if one went.
  */
 static bool
 evict_idle(void)
 {
-	struct hconn *c, *oldest = NULL;
+	struct hconn *c, *idle = NULL, *busy = NULL;
 
-	for (c = conns; c != NULL; c = c->next)
-		if (c->served && !c->closing &&
-		    evbuffer_get_length(bufferevent_get_input(c->bev)) == 0 &&
-		    evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 &&
-		    (oldest == NULL || c->idle_since < oldest->idle_since))
-			oldest = c;
-	if (oldest == NULL)
+	for (c = conns; c != NULL; c = c->next) {
+		if (!c->served || c->closing ||
+		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+			continue;
+		if (evbuffer_get_length(bufferevent_get_input(c->bev)) == 0) {
+			if (idle == NULL || c->idle_since < idle->idle_since)
+				idle = c;
+		} else if (busy == NULL || c->idle_since < busy->idle_since)
+			busy = c;
+	}
+	if (idle == NULL)
+		idle = busy;
+	if (idle == NULL)
 		return false;
-	conn_free(oldest);
+	conn_free(idle);
 	return true;
 }
 

@@ -541,6 +541,13 @@ test_http(void **state)
 	get(base, port, "GET /metrics HTTP/1.0\r\nContent-Length: 5\r\n\r\n"
 	    "hello", &c);
 	assert_int_equal(status_of(&c), 413);
+	/* RFC 9112 5.1: whitespace between a field name and its colon is
+	 * rejected with 400 (else "Content-Length : 5" hides a body). */
+	get(base, port, "GET /metrics HTTP/1.0\r\nContent-Length : 5\r\n"
+	    "\r\nhello", &c);
+	assert_int_equal(status_of(&c), 400);
+	get(base, port, "GET /metrics HTTP/1.0\r\nHost\t: a\r\n\r\n", &c);
+	assert_int_equal(status_of(&c), 400);
 	big = malloc(PROM_MAX_HEADERS_SIZE * 2 + 64);
 	assert_non_null(big);
 	strcpy(big, "GET /metrics HTTP/1.0\r\nX-Big: ");
@@ -648,6 +655,27 @@ test_limits(void **state)
 	event_base_free(base);
 }
 
+/* A server capped at 2 connections with a 5 s deadline: its port. */
+static int
+capped_start(struct event_base *base, int *renders)
+{
+	char err[256];
+
+	assert_non_null(base);
+	prom_set_limits(2, 5.0);
+	assert_int_equal(prom_start(base, "127.0.0.1:0", render, renders,
+	    err, sizeof(err)), 0);
+	return prom_port();
+}
+
+static void
+capped_stop(struct event_base *base)
+{
+	prom_stop();
+	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
+	event_base_free(base);
+}
+
 /* At the cap, a connection kept alive between requests gives way to a
  * new one (the longest idle first), so clients that only hold their
  * connections open do not lock a scraper out; one in mid-request does
@@ -658,15 +686,10 @@ test_cap_evicts_idle(void **state)
 	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
 	struct event_base *base = event_base_new();
 	static struct client c;
-	char err[256];
 	int renders = 0, port, a, b;
 
 	(void)state;
-	assert_non_null(base);
-	prom_set_limits(2, 5.0);
-	assert_int_equal(prom_start(base, "127.0.0.1:0", render, &renders,
-	    err, sizeof(err)), 0);
-	port = prom_port();
+	port = capped_start(base, &renders);
 	a = tcp_to(port);
 	assert_int_equal(send(a, req, sizeof(req) - 1, 0),
 	    (ssize_t)sizeof(req) - 1);
@@ -683,9 +706,40 @@ test_cap_evicts_idle(void **state)
 	assert_false(closed_by_peer(b));	/* mid-request: kept */
 	close(a);
 	close(b);
-	prom_stop();
-	prom_set_limits(PROM_MAX_CONNS, PROM_DEADLINE_S);
-	event_base_free(base);
+	capped_stop(base);
+}
+
+/* Issue 22: connections that each start their next request as soon as
+ * one is answered are never idle; at the cap the one answered the longest
+ * ago gives way all the same, so a new scrape gets in while they churn. */
+static void
+test_cap_evicts_churning(void **state)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct event_base *base = event_base_new();
+	static struct client c;
+	int renders = 0, port, fds[2];
+
+	(void)state;
+	port = capped_start(base, &renders);
+	for (int i = 0; i < 2; i++) {
+		fds[i] = tcp_to(port);
+		assert_int_equal(send(fds[i], req, sizeof(req) - 1, 0),
+		    (ssize_t)sizeof(req) - 1);
+		spin(base, 50);
+		assert_int_equal(send(fds[i], "GET /met", 8, 0), 8);
+		spin(base, 50);
+	}
+	assert_int_equal(renders, 2);
+	assert_int_equal(prom_connections(), 2);
+	get(base, port, "GET /metrics HTTP/1.0\r\n\r\n", &c);
+	assert_int_equal(status_of(&c), 200);
+	spin(base, 50);
+	assert_true(closed_by_peer(fds[0]));	/* answered longest ago */
+	assert_false(closed_by_peer(fds[1]));
+	close(fds[0]);
+	close(fds[1]);
+	capped_stop(base);
 }
 
 static void
@@ -783,6 +837,7 @@ main(void)
 		cmocka_unit_test_teardown(test_http, teardown),
 		cmocka_unit_test_teardown(test_limits, teardown),
 		cmocka_unit_test_teardown(test_cap_evicts_idle, teardown),
+		cmocka_unit_test_teardown(test_cap_evicts_churning, teardown),
 		cmocka_unit_test_teardown(test_listen_forms, teardown),
 		cmocka_unit_test_teardown(test_listen_ipv6, teardown),
 	};
