@@ -25,6 +25,7 @@
 #include "prom.h"
 #include "proto.h"
 #include "rrdfile.h"
+#include "run.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -73,7 +74,9 @@ apply_overrides(struct config *c)
 		c->memory_max = ov.memory_max;
 }
 
-/* SIGHUP: re-read the file for later runs; a bad file changes nothing. */
+/* SIGHUP: reopen the running run's stress.log (logrotate's postrotate,
+ * as for rsyslog and nginx: one signal, no client needed), then re-read
+ * the file for later runs; a bad file changes nothing. */
 static void
 on_hup(evutil_socket_t sig, short what, void *arg)
 {
@@ -83,6 +86,7 @@ on_hup(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	(void)arg;
+	run_reopen_log(lifecycle_run());
 	if (conffile_load(next, config_path, err, sizeof(err)) == -1) {
 		log_warnx("SIGHUP: %s; keeping the configuration in force",
 		    err);

@@ -576,6 +576,20 @@ run_id(const struct run *r)
 	return r == NULL ? 0 : r->id;
 }
 
+int
+run_reopen_log(struct run *r)
+{
+	if (r == NULL || r->sl == NULL)
+		return 0;
+	if (stresslog_reopen(r->sl) == -1) {
+		log_warn("SIGHUP: cannot reopen %s; still writing the old file",
+		    r->log_path);
+		return -1;
+	}
+	log_info("SIGHUP: reopened %s", r->log_path);
+	return 0;
+}
+
 void
 run_free(struct run *r)
 {

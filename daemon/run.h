@@ -73,6 +73,9 @@ double		 run_sample_interval(const struct run *r);
 enum run_state	 run_state(const struct run *r);
 bool		 run_active(const struct run *r);
 unsigned	 run_id(const struct run *r);
+/* SIGHUP: reopen the run's stress.log (see stresslog_reopen); 0 when the
+ * run has no log open (not started, or ended). */
+int		 run_reopen_log(struct run *r);
 
 /* The `stats` result; "current" rates since the previous call. */
 json_object	*run_stats_json(struct run *r);

@@ -10,6 +10,7 @@
 struct stresslog {
 	pthread_mutex_t		mu;
 	FILE			*fp;
+	char			*path;
 	double			run_start;
 	struct queue_counters	prev;
 };
@@ -41,7 +42,10 @@ stresslog_open(const char *path, unsigned run_id,
 
 	if (sl == NULL)
 		return NULL;
-	if ((sl->fp = fopen(path, "we")) == NULL) {
+	if ((sl->fp = fopen(path, "we")) == NULL ||
+	    (sl->path = strdup(path)) == NULL) {
+		if (sl->fp != NULL)
+			fclose(sl->fp);
 		free(sl);
 		return NULL;
 	}
@@ -143,12 +147,30 @@ stresslog_line(struct stresslog *sl, const char *fmt, ...)
 	pthread_mutex_unlock(&sl->mu);
 }
 
+int
+stresslog_reopen(struct stresslog *sl)
+{
+	FILE *fp;
+
+	/* Open before taking the lock and switch under it: every line is
+	 * whole in the old file or the new one, and a failed open keeps the
+	 * old file in use. */
+	if ((fp = fopen(sl->path, "ae")) == NULL)
+		return -1;
+	pthread_mutex_lock(&sl->mu);
+	fclose(sl->fp);
+	sl->fp = fp;
+	pthread_mutex_unlock(&sl->mu);
+	return 0;
+}
+
 void
 stresslog_close(struct stresslog *sl)
 {
 	if (sl == NULL)
 		return;
 	fclose(sl->fp);
+	free(sl->path);
 	pthread_mutex_destroy(&sl->mu);
 	free(sl);
 }

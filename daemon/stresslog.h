@@ -19,6 +19,10 @@ struct stresslog *stresslog_open(const char *path, unsigned run_id,
 void	stresslog_block(struct stresslog *sl, struct queue *q);
 void	stresslog_line(struct stresslog *sl, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* Reopen the log's path for appending (logrotate renamed it): lines before
+ * go to the renamed file, lines after to the new one, none lost.  -1 with
+ * errno when the path cannot be opened; the old file stays in use. */
+int	stresslog_reopen(struct stresslog *sl);
 void	stresslog_close(struct stresslog *sl);
 
 #endif
