@@ -234,7 +234,7 @@ knobs_num_text(double d, char *buf, size_t len)
 static void
 range_error(const struct knob *k, json_object *v, char *err, size_t errlen)
 {
-	char lo[32], hi[32], val[32];
+	char lo[32], hi[32], val[32] = "";
 	double d = json_object_get_double(v);
 
 	if (json_object_is_type(v, json_type_int)) {
@@ -258,6 +258,8 @@ range_error(const struct knob *k, json_object *v, char *err, size_t errlen)
 	if (isinf(d))
 		snprintf(val, sizeof(val), "a number that %s",
 		    d > 0 ? "large" : "small");
+	else if (isnan(d))	/* NaN is never in range; say so, not "nan" */
+		snprintf(val, sizeof(val), "NaN (not a number)");
 	snprintf(err, errlen, "%s must be between %s and %s, not %s", k->name,
 	    knobs_num_text(k->min, lo, sizeof(lo)), knobs_num_text(k->max, hi, sizeof(hi)),
 	    val);

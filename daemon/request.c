@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "conffile.h"
@@ -32,6 +33,24 @@ request_frame(size_t buffered, ssize_t eol, size_t *len)
 	return eol == -1 ? REQUEST_FRAME_MORE : REQUEST_FRAME_LINE;
 }
 
+/* Offset of the first ' outside a double-quoted string, or -1: strict
+ * json-c still takes a single-quoted key, and no JSON holds one there. */
+static ssize_t
+quote_outside_strings(const char *line, size_t len)
+{
+	bool in = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in && line[i] == '\\')
+			i++;
+		else if (line[i] == '"')
+			in = !in;
+		else if (!in && line[i] == '\'')
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
 int
 request_parse(const char *line, size_t len, struct request *req,
     struct request_error *err)
@@ -53,13 +72,20 @@ request_parse(const char *line, size_t len, struct request *req,
 		    (size_t)(nul - line));
 		goto fail;
 	}
+	if (quote_outside_strings(line, len) != -1) {
+		request_set_error(err, PROTO_ERR_PARSE, NULL,
+		    "request is not valid JSON: a single quote");
+		goto fail;
+	}
 	if ((tok = json_tokener_new_ex(REQUEST_MAX_JSON_DEPTH)) == NULL) {
 		request_set_error(err, PROTO_ERR_INTERNAL, NULL, "out of memory");
 		goto fail;
 	}
 	/* Invalid UTF-8 is refused here, so no such text reaches a reply,
-	 * stress.log or report.json. */
-	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
+	 * stress.log or report.json; strict: comments, single quotes,
+	 * trailing commas and NaN are no JSON a client may rely on. */
+	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8 |
+	    JSON_TOKENER_STRICT);
 	/* The terminating NUL is passed too, so a bare number at the end of
 	 * the line is complete rather than "to be continued". */
 	req->obj = json_tokener_parse_ex(tok, line, (int)len + 1);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -158,6 +160,77 @@ test_huge_numbers(void **state)
 		assert_int_equal(knobs_check_value(knobs_find(text[i][0]), v,
 		    NULL), KNOBS_VALUE_RANGE);
 		json_object_put(v);
+	}
+}
+
+/* Every number knob, from JSON and from text: a non-finite value is
+ * refused, and every message names the knob in printable bytes only (NaN
+ * once answered with bytes of the stack). */
+static void
+check_message(const struct knob *k, const char *what, int r, const char *err,
+    int must_fail)
+{
+	if (must_fail && r == 0)
+		fail_msg("%s = %s accepted", k->name, what);
+	if (r == 0)
+		return;
+	if (strstr(err, k->name) == NULL)
+		fail_msg("%s = %s: '%s' does not name it", k->name, what, err);
+	for (const char *c = err; *c != '\0'; c++)
+		if (!isprint((unsigned char)*c))
+			fail_msg("%s = %s: byte 0x%02x in '%s'", k->name, what,
+			    (unsigned char)*c, err);
+}
+
+static void
+test_every_number_knob(void **state)
+{
+	static const struct { const char *text; double d; int bad; } vals[] = {
+		{ "nan", NAN, 1 }, { "inf", INFINITY, 1 },
+		{ "-inf", -INFINITY, 1 }, { "-0", -0.0, 0 },
+		{ "1e308", 1e308, 0 }, { "1e-308", 1e-308, 0 },
+		{ "-1e308", -1e308, 0 },
+		{ "99999999999999999999999", 1e23, 0 },
+		{ "-99999999999999999999999", -1e23, 0 },
+	};
+	struct stress_params p;
+	const char *field;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < knobs_count; i++) {
+		const struct knob *k = &knobs_table[i];
+
+		if (k->type != KNOB_UINT && k->type != KNOB_DOUBLE)
+			continue;
+		for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			json_object *o = json_object_new_object();
+			json_object *v;
+			int r;
+
+			json_object_object_add(o, "dir",
+			    json_object_new_string("/x"));
+			json_object_object_add(o, k->name,
+			    json_object_new_double(vals[j].d));
+			knobs_defaults(&p);
+			memset(err, 0, sizeof(err));
+			r = knobs_apply(&p, o, &field, err, sizeof(err));
+			check_message(k, vals[j].text, r, err,
+			    vals[j].bad && k->type == KNOB_DOUBLE);
+			knobs_free(&p);
+			json_object_put(o);
+			memset(err, 0, sizeof(err));
+			v = knobs_parse_text(k, vals[j].text, err, sizeof(err));
+			if (v == NULL) {
+				check_message(k, vals[j].text, -1, err, 0);
+				continue;
+			}
+			r = knobs_check_value(k, v, NULL) == KNOBS_VALUE_OK;
+			if (r && vals[j].bad)
+				fail_msg("%s: text '%s' passes the check",
+				    k->name, vals[j].text);
+			json_object_put(v);
+		}
 	}
 }
 
@@ -397,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_apply_ok),
 		cmocka_unit_test(test_apply_errors),
 		cmocka_unit_test(test_huge_numbers),
+		cmocka_unit_test(test_every_number_knob),
 		cmocka_unit_test(test_target),
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_check_value),

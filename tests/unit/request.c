@@ -195,6 +195,46 @@ parse(const char *line, struct request *req, struct request_error *err)
 	return rv == 0 ? NULL : err->code;
 }
 
+/* Only JSON is JSON: json-c's lenient extensions (comments, single quotes,
+ * trailing commas) are refused (json-c still reads NaN, which the
+ * knobs' range check refuses), and ordinary
+ * requests, with spaces round them, still pass. */
+static void
+test_strict_json(void **state)
+{
+	static const char *const bad[] = {
+		"{\"cmd\": \"stats\" /* c */}",
+		"{\"cmd\": 'stats'}",
+		"{'cmd': \"stats\"}",
+		"{\"cmd\": \"stats\",}",
+	};
+	static const char *const good[] = {
+		"{\"cmd\": \"stats\"}",
+		"  {\"cmd\":\"stats\",\"id\":\"it's\"}  ",
+		"{\"cmd\": \"start\", \"args\": {\"dir\": \"/x\", "
+		    "\"update_time\": 1E-3, \"files\": 10}}",
+	};
+	struct request req;
+	struct request_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *code = parse(bad[i], &req, &err);
+
+		if (code == NULL || strcmp(code, PROTO_ERR_PARSE) != 0)
+			fail_msg("request %zu: %s, not parse_error", i,
+			    code ? code : "accepted");
+		request_free(&req);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		const char *code = parse(good[i], &req, &err);
+
+		if (code != NULL)
+			fail_msg("request %zu refused: %s", i, err.message);
+		request_free(&req);
+	}
+}
+
 static void
 test_envelope(void **state)
 {
@@ -428,6 +468,7 @@ main(void)
 		cmocka_unit_test(test_start_update_fd),
 		cmocka_unit_test(test_envelope),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_strict_json),
 		cmocka_unit_test(test_id_exact),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_error_reply_bounded),
