@@ -9,26 +9,24 @@
  * follow.
  */
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "hostport.h"
 #include "log.h"
 #include "rrdcc.h"
+#include "rrdccnet.h"
 #include "util.h"
 
 struct rrdcc {
 	char	addr[300];
 	int	fd;
-	int	timeout_ms;	/* of a connect, a reply, a send */
+	int	timeout_ms;	/* of an exchange: connect, send, reply */
+	double	deadline;	/* util_now() the current exchange ends by */
+	unsigned	gen;		/* abort_gen when the exchange began */
 	bool	resend;		/* a failed command goes once more */
 	/* TCP: the address the name resolved to when a connection first
 	 * worked, so later reconnects (the event loop's among them) make
@@ -40,6 +38,9 @@ struct rrdcc {
 };
 
 /* A reply: its status and first line; the lines after it go to each. */
+/* Bumped by rrdcc_abort_all: an exchange that sees it move gives up. */
+static _Atomic unsigned abort_gen;
+
 struct reply {
 	long	status;
 	char	msg[1024];
@@ -93,148 +94,88 @@ rrdcc_addr(const struct rrdcc *c)
 	return c->addr;
 }
 
-/* connect(2) within RRDCC_TIMEOUT_S: a TCP peer that never answers would
- * otherwise hold a writer for minutes. */
+/* The connect of an exchange gets what is left of its deadline. */
 static int
-connect_timed(int fd, const struct sockaddr *sa, socklen_t len, int ms)
+connect_by(struct rrdcc *c, int ms, char *err, size_t errlen)
 {
-	struct pollfd pfd = { fd, POLLOUT, 0 };
-	int flags = fcntl(fd, F_GETFL), e = 0, rc;
-	socklen_t elen = sizeof(e);
-
-	if (flags == -1 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
-		return -1;
-	if (connect(fd, sa, len) == -1) {
-		if (errno != EINPROGRESS)
-			return -1;
-		while ((rc = poll(&pfd, 1, ms)) == -1 &&
-		    errno == EINTR)
-			;
-		if (rc == 0) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		if (rc == -1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e,
-		    &elen) == -1)
-			return -1;
-		if (e != 0) {
-			errno = e;
-			return -1;
-		}
-	}
-	return fcntl(fd, F_SETFL, flags);
-}
-
-/* ADDR as rrdcached takes it: unix:/path or /path, else host, host:port
- * or [v6]:port (port 42217 by default). */
-static int
-open_socket(struct rrdcc *c, const char *addr, int ms, char *err,
-    size_t errlen)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-	struct addrinfo hints, *res = NULL, *ai;
-	struct hostport hp;
-	char port[8];
-	int fd = -1, rc, e = 0;
-
-	if (strncmp(addr, "unix:", 5) == 0 || addr[0] == '/') {
-		struct sockaddr_un sun;
-		const char *path = addr[0] == '/' ? addr : addr + 5;
-
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		if (strlen(path) >= sizeof(sun.sun_path)) {
-			snprintf(err, errlen, "rrdcached %s: socket path too "
-			    "long", addr);
-			return -1;
-		}
-		memcpy(sun.sun_path, path, strlen(path));
-		/* Blocking, bounded by SO_SNDTIMEO: a non-blocking connect
-		 * to a Unix socket whose listen queue is full (rrdcached's
-		 * is 10 deep) fails with EAGAIN at once, where a blocking one
-		 * waits for room. */
-		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) ==
-		    -1 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
-		    sizeof(tv)) == -1)
-			goto syserr;
-		while ((rc = connect(fd, (struct sockaddr *)&sun,
-		    sizeof(sun))) == -1 && errno == EINTR)
-			;
-		if (rc == -1) {
-			if (errno == EAGAIN)
-				errno = ETIMEDOUT;
-			goto syserr;
-		}
-		goto opts;
-	}
-	if (c->salen > 0) {
-		if ((fd = socket(c->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
-		    0)) == -1 || connect_timed(fd, (struct sockaddr *)&c->sa,
-		    c->salen, ms) == -1)
-			goto syserr;
-		goto opts;
-	}
-	/* The target knob checked the address's shape. */
-	if (hostport_split(addr, 0, &hp) != HOSTPORT_OK) {
-		snprintf(err, errlen, "rrdcached %s: not host, host:port or "
-		    "[v6]:port", addr);
-		return -1;
-	}
-	snprintf(port, sizeof(port), "%ld", hp.port == -1 ? 42217L : hp.port);
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(hp.host, port, &hints, &res)) != 0) {
-		snprintf(err, errlen, "rrdcached %s: %s", addr,
-		    gai_strerror(rc));
-		return -1;
-	}
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-		    ai->ai_protocol)) != -1 &&
-		    connect_timed(fd, ai->ai_addr, ai->ai_addrlen, ms) == 0) {
-			if (ai->ai_addrlen <= sizeof(c->sa)) {
-				memcpy(&c->sa, ai->ai_addr, ai->ai_addrlen);
-				c->salen = ai->ai_addrlen;
-			}
-			break;
-		}
-		e = errno;
-		if (fd != -1)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd == -1) {
-		errno = e;
-		goto syserr;
-	}
-opts:
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1)
-		goto syserr;
-	return fd;
-syserr:
-	snprintf(err, errlen, "rrdcached %s: connect: %s", addr,
-	    strerror(errno));
-	if (fd != -1)
-		close(fd);
-	return -1;
+	if (c->fd != -1)
+		return 0;
+	c->fd = rrdccnet_open(c->addr, ms, &c->sa, &c->salen, err, errlen);
+	return c->fd == -1 ? -1 : 0;
 }
 
 int
 rrdcc_connect(struct rrdcc *c, char *err, size_t errlen)
 {
-	if (c->fd != -1)
-		return 0;
-	c->fd = open_socket(c, c->addr, c->timeout_ms, err, errlen);
-	return c->fd == -1 ? -1 : 0;
+	return connect_by(c, c->timeout_ms, err, errlen);
 }
 
-/* One line of the reply, without its newline; -1 on a closed, broken or
- * silent connection (err says which). */
+/* Milliseconds left of the exchange's deadline, at least 0. */
 static int
-read_line(struct rrdcc *c, char *line, size_t len, char *err, size_t errlen)
+ms_left(const struct rrdcc *c)
+{
+	double left = c->deadline - util_now();
+
+	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+/* Wait for EVENTS on the connection within the exchange's deadline: 0, or
+ * -1 with err naming the deadline and the command (WHAT). */
+static int
+wait_for(struct rrdcc *c, short events, const char *what, char *err,
+    size_t errlen)
+{
+	struct pollfd pfd = { c->fd, events, 0 };
+	int rc, ms;
+
+	/* In slices, to see an abort soon. */
+	do {
+		if (abort_gen != c->gen) {
+			snprintf(err, errlen, "rrdcached %s: %s abandoned: "
+			    "the queue was discarded", c->addr, what);
+			return -1;
+		}
+		ms = ms_left(c);
+		rc = poll(&pfd, 1, ms < RRDCC_ABORT_SLICE_MS ? ms :
+		    RRDCC_ABORT_SLICE_MS);
+	} while ((rc == 0 && ms > RRDCC_ABORT_SLICE_MS) ||
+	    (rc == -1 && errno == EINTR));
+	if (rc > 0)
+		return 0;
+	snprintf(err, errlen, "rrdcached %s: no whole reply to %s within "
+	    "%.3g s", c->addr, what, c->timeout_ms / 1000.0);
+	return -1;
+}
+
+/* The whole command, within the exchange's deadline. */
+static int
+send_cmd(struct rrdcc *c, const char *cmd, size_t len, const char *what,
+    char *err, size_t errlen)
+{
+	while (len > 0) {
+		if (wait_for(c, POLLOUT, what, err, errlen) == -1)
+			return -1;
+		ssize_t n = send(c->fd, cmd, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "rrdcached %s: send: %s",
+			    c->addr, strerror(errno));
+			return -1;
+		}
+		cmd += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One line of the reply, without its newline, within the exchange's
+ * deadline (a peer that sends a byte at a time cannot stretch it); -1 on
+ * a closed, broken or late connection (err says which). */
+static int
+read_line(struct rrdcc *c, char *line, size_t len, const char *what,
+    char *err, size_t errlen)
 {
 	size_t n = 0;
 
@@ -249,14 +190,15 @@ read_line(struct rrdcc *c, char *line, size_t len, char *err, size_t errlen)
 			if (n + 1 < len)	/* a longer line is cut */
 				line[n++] = ch;
 		}
-		ssize_t r = recv(c->fd, c->rbuf, sizeof(c->rbuf), 0);
+		if (wait_for(c, POLLIN, what, err, errlen) == -1)
+			return -1;
+		ssize_t r = recv(c->fd, c->rbuf, sizeof(c->rbuf), MSG_DONTWAIT);
 
+		if (r == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (r <= 0) {
-			if (r == -1 && errno == EINTR)
-				continue;
 			snprintf(err, errlen, "rrdcached %s: %s", c->addr,
-			    r == 0 ? "connection closed" : errno == EAGAIN ?
-			    "no reply in time" : strerror(errno));
+			    r == 0 ? "connection closed" : strerror(errno));
 			return -1;
 		}
 		c->rpos = 0;
@@ -264,21 +206,18 @@ read_line(struct rrdcc *c, char *line, size_t len, char *err, size_t errlen)
 	}
 }
 
-/* Send one command and read its reply on the connection as it is. */
+/* Send one command and read its reply on the connection as it is, by the
+ * exchange's deadline. */
 static int
 exchange_once(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
     char *err, size_t errlen)
 {
-	char line[1024], *end;
+	char line[1024], what[32], *end;
 
-	if (rrdcc_connect(c, err, errlen) == -1)
-		goto fail;
-	if (util_send_all(c->fd, cmd, len) == -1) {
-		snprintf(err, errlen, "rrdcached %s: send: %s", c->addr,
-		    errno == EAGAIN ? "stalled, timed out" : strerror(errno));
-		goto fail;
-	}
-	if (read_line(c, line, sizeof(line), err, errlen) == -1)
+	snprintf(what, sizeof(what), "%.*s", (int)strcspn(cmd, " \n"), cmd);
+	if (connect_by(c, ms_left(c) > 0 ? ms_left(c) : 1, err, errlen) == -1 ||
+	    send_cmd(c, cmd, len, what, err, errlen) == -1 ||
+	    read_line(c, line, sizeof(line), what, err, errlen) == -1)
 		goto fail;
 	errno = 0;
 	r->status = strtol(line, &end, 10);
@@ -289,8 +228,16 @@ exchange_once(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
 	}
 	snprintf(r->msg, sizeof(r->msg), "%s", *end == ' ' ? end + 1 : end);
 	rrdfile_printable(r->msg);
+	/* No reply of ours has more lines (STATS about 10, INFO one per
+	 * field): a peer announcing more is not rrdcached. */
+	if (r->status > RRDCC_REPLY_LINES_MAX) {
+		snprintf(err, errlen, "rrdcached %s: the reply to %s announces "
+		    "%ld lines, at most %d", c->addr, what, r->status,
+		    RRDCC_REPLY_LINES_MAX);
+		goto fail;
+	}
 	for (long i = 0; i < r->status; i++) {
-		if (read_line(c, line, sizeof(line), err, errlen) == -1)
+		if (read_line(c, line, sizeof(line), what, err, errlen) == -1)
 			goto fail;
 		if (r->each != NULL)
 			r->each(r->arg, line);
@@ -304,7 +251,9 @@ fail:
 /*
  * A command and its reply; a connection that fails (or was lost since the
  * last command) is made anew and the command sent once more.  *retried
- * says whether it was, as the first may have been carried out.
+ * says whether it was, as the first may have been carried out.  One
+ * deadline, timeout_ms from now, bounds all of it: connect, send, reply
+ * and the second try.
  */
 static int
 exchange(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
@@ -313,8 +262,10 @@ exchange(struct rrdcc *c, const char *cmd, size_t len, struct reply *r,
 	int rc;
 
 	*retried = false;
+	c->deadline = util_now() + c->timeout_ms / 1000.0;
+	c->gen = abort_gen;
 	if ((rc = exchange_once(c, cmd, len, r, err, errlen)) == 0 ||
-	    !c->resend)
+	    !c->resend || ms_left(c) == 0)
 		return rc;
 	*retried = true;
 	return exchange_once(c, cmd, len, r, err, errlen);
@@ -650,4 +601,10 @@ rrdcc_flushall(struct rrdcc *c, char *err, size_t errlen)
 
 	memset(&r, 0, sizeof(r));
 	return simple(c, "FLUSHALL\n", &r, err, errlen);
+}
+
+void
+rrdcc_abort_all(void)
+{
+	abort_gen++;
 }

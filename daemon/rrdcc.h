@@ -16,6 +16,11 @@
 
 /* A reply or a connect that takes longer fails as a lost connection. */
 #define RRDCC_TIMEOUT_S		10
+/* Most lines a reply may announce after its status line (STATS has 10,
+ * INFO about 10 per data source and RRA); more ends the exchange as an error. */
+#define RRDCC_REPLY_LINES_MAX	65536
+/* How soon an exchange sees rrdcc_abort_all. */
+#define RRDCC_ABORT_SLICE_MS	100
 /* Longest command line sent.  rrdcached 1.7.2 drops the connection on a
  * line of 8192 bytes or more without a reply (measured: 8014 taken, 8314
  * dropped), so an update of many values goes as several lines. */
@@ -53,10 +58,16 @@ void		 rrdcc_free(struct rrdcc *c);
 /* Connect now (or check the connection): 0, or -1 with why in err. */
 int		 rrdcc_connect(struct rrdcc *c, char *err, size_t errlen);
 const char	*rrdcc_addr(const struct rrdcc *c);
-/* Connects, replies and sends that take longer than ms fail as a lost
- * connection (RRDCC_TIMEOUT_S by default); resend false: a command whose
- * connection fails is not sent again on a new one (true by default). */
+/* A whole exchange (connect, command, every line of the reply, the
+ * second try) that takes longer than ms fails as a lost connection
+ * (RRDCC_TIMEOUT_S by default), however the peer paces its bytes; resend
+ * false: a command whose connection fails is not sent again on a new one
+ * (true by default). */
 void		 rrdcc_set_timeout(struct rrdcc *c, int ms, bool resend);
+/* Every exchange under way on any connection gives up within
+ * RRDCC_ABORT_SLICE_MS: the queue it writes for was discarded (stop
+ * --no-drain, a second SIGTERM, the drain timeout).  Any thread. */
+void		 rrdcc_abort_all(void);
 
 /*
  * UPDATE path with argc "ts:v[:v...]" values, as lines of at most

@@ -511,8 +511,13 @@ run_stop(struct run *r, bool drain, const char *why)
 	if (r->lg != NULL)
 		loadgen_stop(r->lg);
 	end_load(r);
-	if (!drain)
+	if (!drain) {
 		queue_discard(r->q);
+		/* A writer inside a slow rrdcached reply must not hold the
+		 * discard up to its deadline. */
+		if (r->cc.conn != NULL)
+			rrdcc_abort_all();
+	}
 	set_phase(r, RUN_DRAINING);
 	log_info("run %u: stopping, %s", r->id,
 	    r->discard ? "discarding the queue" : "draining the queue");
