@@ -126,16 +126,18 @@ wait_for(struct rrdcc *c, short events, const char *what, char *err,
     size_t errlen)
 {
 	struct pollfd pfd = { c->fd, events, 0 };
-	int rc, ms;
+	int rc = 0, ms;
 
-	/* In slices, to see an abort soon. */
+	/* In slices, to see an abort soon; never past the deadline, even for
+	 * a peer that floods bytes without a newline. */
 	do {
 		if (abort_gen != c->gen) {
 			snprintf(err, errlen, "rrdcached %s: %s abandoned: "
 			    "the queue was discarded", c->addr, what);
 			return -1;
 		}
-		ms = ms_left(c);
+		if ((ms = ms_left(c)) == 0)
+			break;
 		rc = poll(&pfd, 1, ms < RRDCC_ABORT_SLICE_MS ? ms :
 		    RRDCC_ABORT_SLICE_MS);
 	} while ((rc == 0 && ms > RRDCC_ABORT_SLICE_MS) ||
@@ -152,13 +154,18 @@ static int
 send_cmd(struct rrdcc *c, const char *cmd, size_t len, const char *what,
     char *err, size_t errlen)
 {
+	/* Sent first, waited for only when the socket is full: a command
+	 * nearly always fits at once. */
 	while (len > 0) {
-		if (wait_for(c, POLLOUT, what, err, errlen) == -1)
-			return -1;
 		ssize_t n = send(c->fd, cmd, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 
-		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		if (n == -1 && errno == EINTR)
 			continue;
+		if (n == -1 && errno == EAGAIN) {
+			if (wait_for(c, POLLOUT, what, err, errlen) == -1)
+				return -1;
+			continue;
+		}
 		if (n == -1) {
 			snprintf(err, errlen, "rrdcached %s: send: %s",
 			    c->addr, strerror(errno));
