@@ -76,6 +76,10 @@ probe_layout(struct run *r, char *layout, size_t len, const char **field,
 	else {
 		unlinkat(r->dir.stage, name, 0);
 		confine_unname(err, errlen, path, r->p.dir);
+		/* A look at the filesystem names the staging directory
+		 * alone: that is the run's directory to the user. */
+		confine_fd_path(path, sizeof(path), r->dir.stage, NULL);
+		confine_unname(err, errlen, path, r->p.dir);
 	}
 	return rc;
 }

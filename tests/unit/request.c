@@ -235,6 +235,40 @@ test_strict_json(void **state)
 	}
 }
 
+/* The non-finite literals json-c still reads through the strict parser
+ * (NaN, Infinity, a number past DBL_MAX) never become a value: the
+ * argument's range check refuses each, naming it (man stressd.8). */
+static void
+test_non_finite_literals(void **state)
+{
+	static const char *const lit[] = {
+		"NaN", "Infinity", "-Infinity", "1e999", "-1e999",
+	};
+	static const char *const field[] = { "update_time", "sample_interval" };
+	struct request req;
+	struct request_args a;
+	struct request_error err;
+	char line[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++)
+		for (size_t f = 0; f < 2; f++) {
+			snprintf(line, sizeof(line), "{\"cmd\": \"start\", "
+			    "\"args\": {\"dir\": \"/x\", \"%s\": %s}}",
+			    field[f], lit[i]);
+			if (parse(line, &req, &err) != NULL)
+				fail_msg("%s: %s", line, err.message);
+			memset(&a, 0, sizeof(a));
+			if (request_check_args(cmd_find("start")->check,
+			    req.args, NULL, &a, &err) == 0)
+				fail_msg("%s accepted", line);
+			assert_string_equal(err.code, PROTO_ERR_BAD_ARGUMENT);
+			assert_string_equal(err.field, field[f]);
+			assert_non_null(strstr(err.message, field[f]));
+			request_free(&req);
+		}
+}
+
 static void
 test_envelope(void **state)
 {
@@ -470,6 +504,7 @@ main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_strict_json),
 		cmocka_unit_test(test_id_exact),
+		cmocka_unit_test(test_non_finite_literals),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test(test_error_reply_bounded),
 		cmocka_unit_test(test_error_reply_utf8),
