@@ -1,6 +1,7 @@
 /* The commands that read run records: report and runs. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmdentry.h"
 #include "control.h"
@@ -9,6 +10,7 @@
 #include "proto.h"
 #include "run.h"
 #include "runrecords.h"
+#include "runsindex.h"
 
 /* The record of id: fresh for the current run and a job's own record
  * (a capacity search's, live while it runs), else from disk: a run's
@@ -58,25 +60,51 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 	control_reply_ok(c, id, rep);
 }
 
+/* A summary as the index holds it, already JSON: put in the reply as
+ * it is, not parsed again. */
+static json_object *
+raw_json(const char *text)
+{
+	json_object *o = json_object_new_object();
+	char *copy = strdup(text);
+
+	if (o == NULL || copy == NULL) {
+		json_object_put(o);
+		free(copy);
+		return NULL;
+	}
+	json_object_set_serializer(o, json_object_userdata_to_json_string,
+	    copy, json_object_free_userdata);
+	return o;
+}
+
+/* A page of the index (runsindex.h): no record is read here, so that a
+ * flood of runs costs the loop microseconds a request.  Only a live
+ * record (the current run, a search going on) is built afresh. */
 static void
 cmd_runs(struct control_conn *c, json_object *id, struct request_args *a)
 {
-	size_t n;
-	unsigned *ids = runrecords_list(lifecycle_state_dir(), &n);
+	const struct runsindex_entry *e;
 	json_object *list = json_object_new_array(), *o;
+	int more;
+	size_t n = runsindex_page((unsigned)a->before, (size_t)a->limit, &e,
+	    &more);
 
-	(void)a;
 	for (size_t i = 0; i < n; i++) {
-		json_object *rep = report_of(ids[i]);
+		json_object *live = job_record_json(e[i].id), *sum = NULL;
 
-		if (rep == NULL)
-			continue;	/* a run refused before its record */
-		json_object_array_add(list, runrecords_summary(rep));
-		json_object_put(rep);
+		if (live != NULL)
+			sum = runrecords_summary(live);
+		else if (e[i].summary != NULL)
+			sum = raw_json(e[i].summary);
+		json_object_put(live);
+		if (sum != NULL)
+			json_object_array_add(list, sum);
 	}
-	free(ids);
 	o = json_object_new_object();
 	json_object_object_add(o, "runs", list);
+	json_object_object_add(o, "next_before", more && n > 0 ?
+	    json_object_new_int64(e[0].id) : NULL);
 	control_reply_ok(c, id, o);
 }
 
@@ -87,6 +115,8 @@ const struct cmd_entry cmd_report_entry = {
 };
 
 const struct cmd_entry cmd_runs_entry = {
-	"runs", "runs", "the recorded runs, one summary each", true, NULL,
-	request_check_none, cmd_runs,
+	"runs", "runs [{\"limit\": n, \"before\": id}]", "the recorded runs, "
+	"one summary each: the newest limit (default 100) below before, "
+	"and next_before for the page before", true, NULL,
+	request_check_runs, cmd_runs,
 };
