@@ -69,7 +69,7 @@ id=$(jget "$r" run_id)
 fpid=$!
 HELPER_PIDS+=("$fpid")
 sleep 1
-lat=$("$T/sockclient" latency "$SOCK" 100 0.05 '{"cmd":"status","id":1}') ||
+lat=$("$T/sockclient" latency "$SOCK" 100 0.05 '{"cmd":"status","id":1}' 2>&1) ||
     fail "status during the flood: $lat"
 wait "$fpid" || fail "the flood failed"
 log "flood: $(cat "$T/flood.out"); status $lat"
