@@ -60,6 +60,9 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 	control_reply_ok(c, id, rep);
 }
 
+_Static_assert(REQUEST_RUNS_BEFORE_MAX == RUNRECORDS_MAX_ID + 1,
+    "runs' before reaches every run id");
+
 /* A summary as the index holds it, already JSON: put in the reply as
  * it is, not parsed again. */
 static json_object *

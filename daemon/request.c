@@ -9,7 +9,6 @@
 #include "memcap.h"
 #include "proto.h"
 #include "request.h"
-#include "runrecords.h"
 #include "text.h"
 
 void
@@ -445,7 +444,7 @@ request_check_runs(json_object *args, const struct config *cfg,
 	if (check_allowed(args, allowed, err) == -1 ||
 	    arg_int_range(args, "limit", 1, REQUEST_RUNS_LIMIT_MAX, &a->limit,
 	    err) == -1 ||
-	    arg_int_range(args, "before", 1, (int64_t)RUNRECORDS_MAX_ID + 1,
+	    arg_int_range(args, "before", 1, REQUEST_RUNS_BEFORE_MAX,
 	    &a->before, err) == -1)
 		return -1;
 	return 0;

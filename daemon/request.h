@@ -107,6 +107,8 @@ struct request_args {
 /* runs' page: REQUEST_RUNS_LIMIT_DEFAULT records unless limit says. */
 #define REQUEST_RUNS_LIMIT_DEFAULT	100
 #define REQUEST_RUNS_LIMIT_MAX		10000
+/* One past the last run id (RUNRECORDS_MAX_ID): before it, every id. */
+#define REQUEST_RUNS_BEFORE_MAX		1000000000
 
 struct config;
 
