@@ -11,6 +11,7 @@
 #include "run.h"
 #include "runrecords.h"
 #include "runsindex.h"
+#include "util.h"
 
 /* The record of id: fresh for the current run and a job's own record
  * (a capacity search's, live while it runs), else from disk: a run's
@@ -81,6 +82,44 @@ raw_json(const char *text)
 	return o;
 }
 
+/* A live record's summary, made at most every LIVE_TTL s: building the
+ * current run's record takes about a millisecond, and a burst of 100
+ * runs in one turn of the loop must not take 100 of them. */
+#define LIVE_TTL	0.05
+#define LIVE_SLOTS	4	/* a search and its step run, and spare */
+
+static struct {
+	unsigned	 id;
+	double		 at;
+	char		*text;
+} live_cache[LIVE_SLOTS];
+
+/* The summary of id's live record, or NULL when it has none. */
+static json_object *
+live_summary(unsigned id)
+{
+	size_t k = id % LIVE_SLOTS;
+	double now = util_now();
+	json_object *live, *sum;
+	char *text;
+
+	if (live_cache[k].text != NULL && live_cache[k].id == id &&
+	    now - live_cache[k].at < LIVE_TTL)
+		return raw_json(live_cache[k].text);
+	if ((live = job_record_json(id)) == NULL)
+		return NULL;
+	sum = runrecords_summary(live);
+	json_object_put(live);
+	if ((text = strdup(json_object_to_json_string_ext(sum,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))) != NULL) {
+		free(live_cache[k].text);
+		live_cache[k].id = id;
+		live_cache[k].at = now;
+		live_cache[k].text = text;
+	}
+	return sum;
+}
+
 /* A page of the index (runsindex.h): no record is read here, so that a
  * flood of runs costs the loop microseconds a request.  Only a live
  * record (the current run, a search going on) is built afresh. */
@@ -94,13 +133,10 @@ cmd_runs(struct control_conn *c, json_object *id, struct request_args *a)
 	    &more);
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *live = job_record_json(e[i].id), *sum = NULL;
+		json_object *sum = live_summary(e[i].id);
 
-		if (live != NULL)
-			sum = runrecords_summary(live);
-		else if (e[i].summary != NULL)
+		if (sum == NULL && e[i].summary != NULL)
 			sum = raw_json(e[i].summary);
-		json_object_put(live);
 		if (sum != NULL)
 			json_object_array_add(list, sum);
 	}

@@ -61,7 +61,7 @@ assert_eq "$(ctl runs --limit 2 | grep -c "$T/rrd")" 2 "stressctl runs --limit 2
 
 # ---- the flood, during a paced run sampled every 0.1 s
 build_tool sockclient
-r=$(start_run --dir "$T/paced" --files 10 --max-updates 1000000 --update-time 1 \
+r=$(start_run --dir "$T/paced" --files 10 --max-updates 3000 --update-time 30 \
     --sample-interval 0.1 --rra "$RRA")
 id=$(jget "$r" run_id)
 "$T/sockclient" repeat "$SOCK" 100 0.5 12 '{"cmd":"runs","id":1}' \
