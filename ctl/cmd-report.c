@@ -631,5 +631,6 @@ const struct ctl_cmd cmd_runs_entry = {
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
+	.text_all = runsview_text_all,	/* run_runs shows it with --all */
 	.run = run_runs,
 };
