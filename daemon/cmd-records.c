@@ -1,5 +1,6 @@
 /* The commands that read run records: report and runs. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,21 +65,19 @@ cmd_report(struct control_conn *c, json_object *id, struct request_args *a)
 _Static_assert(REQUEST_RUNS_BEFORE_MAX == RUNRECORDS_MAX_ID + 1,
     "runs' before reaches every run id");
 
-/* A summary as the index holds it, already JSON: put in the reply as
- * it is, not parsed again. */
+/* The result of runs, already JSON (text, taken): put in the reply as
+ * it is, its summaries not parsed again.  NULL out of memory. */
 static json_object *
-raw_json(const char *text)
+raw_json(char *text)
 {
-	json_object *o = json_object_new_object();
-	char *copy = strdup(text);
+	json_object *o = text != NULL ? json_object_new_object() : NULL;
 
-	if (o == NULL || copy == NULL) {
-		json_object_put(o);
-		free(copy);
+	if (o == NULL) {
+		free(text);
 		return NULL;
 	}
 	json_object_set_serializer(o, json_object_userdata_to_json_string,
-	    copy, json_object_free_userdata);
+	    text, json_object_free_userdata);
 	return o;
 }
 
@@ -94,8 +93,9 @@ static struct {
 	char		*text;
 } live_cache[LIVE_SLOTS];
 
-/* The summary of id's live record, or NULL when it has none. */
-static json_object *
+/* The summary of id's live record as JSON text (the cache's), or NULL
+ * when it has none. */
+static const char *
 live_summary(unsigned id)
 {
 	size_t k = id % LIVE_SLOTS;
@@ -105,46 +105,67 @@ live_summary(unsigned id)
 
 	if (live_cache[k].text != NULL && live_cache[k].id == id &&
 	    now - live_cache[k].at < LIVE_TTL)
-		return raw_json(live_cache[k].text);
+		return live_cache[k].text;
 	if ((live = job_record_json(id)) == NULL)
 		return NULL;
 	sum = runrecords_summary(live);
 	json_object_put(live);
-	if ((text = strdup(json_object_to_json_string_ext(sum,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))) != NULL) {
-		free(live_cache[k].text);
-		live_cache[k].id = id;
-		live_cache[k].at = now;
-		live_cache[k].text = text;
-	}
-	return sum;
+	text = strdup(json_object_to_json_string_ext(sum,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(sum);
+	if (text == NULL)
+		return NULL;
+	free(live_cache[k].text);
+	live_cache[k].id = id;
+	live_cache[k].at = now;
+	live_cache[k].text = text;
+	return text;
 }
 
-/* A page of the index (runsindex.h): no record is read here, so that a
- * flood of runs costs the loop microseconds a request.  Only a live
- * record (the current run, a search going on) is built afresh. */
+/* A page of the index (runsindex.h), written out as the summaries' text
+ * joined: no record is read or parsed here, so that a flood of runs
+ * costs the loop microseconds a request.  Only a live record (the
+ * current run, a search going on) is built afresh, LIVE_TTL apart. */
 static void
 cmd_runs(struct control_conn *c, json_object *id, struct request_args *a)
 {
 	const struct runsindex_entry *e;
-	json_object *list = json_object_new_array(), *o;
-	int more;
+	char *text = NULL;
+	size_t len = 0;
+	int more, first = 1;
 	size_t n = runsindex_page((unsigned)a->before, (size_t)a->limit, &e,
 	    &more);
+	FILE *m = open_memstream(&text, &len);
+	json_object *res;
 
-	for (size_t i = 0; i < n; i++) {
-		json_object *sum = live_summary(e[i].id);
-
-		if (sum == NULL && e[i].summary != NULL)
-			sum = raw_json(e[i].summary);
-		if (sum != NULL)
-			json_object_array_add(list, sum);
+	if (m == NULL) {
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "out of memory");
+		return;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "runs", list);
-	json_object_object_add(o, "next_before", more && n > 0 ?
-	    json_object_new_int64(e[0].id) : NULL);
-	control_reply_ok(c, id, o);
+	fputs("{\"runs\":[", m);
+	for (size_t i = 0; i < n; i++) {
+		const char *sum = live_summary(e[i].id);
+
+		if (sum == NULL && (sum = e[i].summary) == NULL)
+			continue;	/* live only, and not any more */
+		fprintf(m, "%s%s", first ? "" : ",", sum);
+		first = 0;
+	}
+	if (more && n > 0)
+		fprintf(m, "],\"next_before\":%u}", e[0].id);
+	else
+		fputs("],\"next_before\":null}", m);
+	if (fclose(m) != 0) {
+		free(text);
+		text = NULL;
+	}
+	if ((res = raw_json(text)) == NULL) {
+		control_reply_error(c, id, PROTO_ERR_INTERNAL, NULL,
+		    "out of memory");
+		return;
+	}
+	control_reply_ok(c, id, res);
 }
 
 const struct cmd_entry cmd_report_entry = {
