@@ -244,14 +244,13 @@ out:
 static int64_t
 find_search(const struct records_ctx *ctx, bool *running, int *rc)
 {
-	struct ctl *ctl = ctx->call_arg;
 	json_object *res, *runs;
 	int64_t id = follow_running(ctx, "capacity", rc);
 
 	*running = id > 0;
 	if (id != 0)
 		return id;
-	if ((res = call_daemon(ctl, "runs", NULL, rc)) == NULL)
+	if ((res = records_runs(ctx, 0, 0, rc)) == NULL)
 		return -1;
 	runs = jpath(res, "runs");
 	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&

@@ -567,9 +567,45 @@ const struct ctl_cmd cmd_report_entry = {
 	.run = run_report,
 };
 
+static int
+runs_option(struct ctl *ctl, int c)
+{
+	double v;
+	int ret;
+
+	if (c != OPT_LIMIT && c != OPT_BEFORE)
+		return OPTIONS_UNKNOWN;
+	if ((ret = options_number(ctl->cmd, c == OPT_LIMIT ? "--limit" :
+	    "--before", optarg, 1, c == OPT_LIMIT ? 1e9 : 1000000000.0, true,
+	    &v)) != PARSE_OK)
+		return ret;
+	*(c == OPT_LIMIT ? &ctl->rec.limit : &ctl->rec.before) = (int64_t)v;
+	return PARSE_OK;
+}
+
+/* Every page the daemon gives (records_runs), shown as one list. */
+static int
+run_runs(const struct records_ctx *ctx)
+{
+	const struct ctl *ctl = ctx->call_arg;
+	int rc = CTL_EXIT_OK;
+	json_object *res = records_runs(ctx, ctx->limit, ctx->before, &rc);
+
+	if (res == NULL)
+		return rc;
+	if (ctx->json)
+		replyview_json(res);
+	else if (ctl->all)
+		runsview_text_all(res);
+	else
+		runsview_text(res);
+	json_object_put(res);
+	return CTL_EXIT_OK;
+}
+
 const struct ctl_cmd cmd_runs_entry = {
 	.name = "runs",
-	.usage = "",
+	.usage = "[--limit N] [--before ID]",
 	.summary = "list the recorded runs",
 	.details =
 	    "One line per run the daemon has a record of, oldest first: id, "
@@ -581,15 +617,20 @@ const struct ctl_cmd cmd_runs_entry = {
 	    "searches follow, one line per\ndirectory: state, files, steps, "
 	    "capacity (updates/s), the rate that fell\nbehind and what "
 	    "limited it.\n\nOptions:\n  --all       list the step runs of "
-	    "capacity searches too\n  --json      print the daemon's list "
-	    "unchanged\n  -h, --help  print this help and exit\n",
+	    "capacity searches too\n  --before ID  only the runs with ids "
+	    "below ID\n  --limit N   only the newest N of them (default: "
+	    "all, fetched a page\n              of 10000 at a time)\n"
+	    "  --json      print the daemon's list (its pages joined)\n"
+	    "  -h, --help  print this help and exit\n",
 	.parse = options_parse_plain,
+	.option = runs_option,
 	.options = (const struct option[]){
 		OPTIONS_ALL,
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "before", required_argument, NULL, OPT_BEFORE },
 		OPTIONS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	},
-	.text = runsview_text,
-	.text_all = runsview_text_all,
-	.json = replyview_json,
+	.text_all = runsview_text_all,	/* run_runs shows it with --all */
+	.run = run_runs,
 };

@@ -402,7 +402,7 @@ last_sweep(const struct records_ctx *ctx, int *rc)
 	int64_t id = 0;
 	size_t n;
 
-	if ((res = ctx->call(ctx->call_arg, "runs", NULL, rc)) == NULL)
+	if ((res = records_runs(ctx, 0, 0, rc)) == NULL)
 		return -1;
 	runs = jpath(res, "runs");
 	n = json_object_is_type(runs, json_type_array) ?

@@ -27,6 +27,8 @@ enum {
 	OPT_REPEAT,
 	OPT_ALL,
 	OPT_GRAPH,		/* sweep --graph */
+	OPT_LIMIT,		/* runs --limit */
+	OPT_BEFORE,		/* runs --before */
 	OPT_CAP_SEARCH,		/* capacity: + index of its search option */
 	OPT_CAP_ATTACH = OPT_CAP_SEARCH + 16,
 	OPT_CAP_DETACH,

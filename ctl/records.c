@@ -474,3 +474,72 @@ records_histogram(json_object *hist, int indent)
 	records_histogram_buckets(b, n, indent);
 	free(b);
 }
+
+/* One page of runs: its "runs" array (a new reference) and *next, the
+ * next page's before (0: none); NULL on failure with *rc set. */
+static json_object *
+runs_page(const struct records_ctx *ctx, int64_t limit, int64_t before,
+    int64_t *next, int *rc)
+{
+	json_object *args = fmt_nomem(json_object_new_object()), *res, *v;
+	json_object *list = NULL;
+
+	json_object_object_add(args, "limit", json_object_new_int64(limit));
+	if (before > 0)
+		json_object_object_add(args, "before",
+		    json_object_new_int64(before));
+	res = ctx->call(ctx->call_arg, "runs", args, rc);
+	json_object_put(args);
+	if (res == NULL)
+		return NULL;
+	*next = json_object_object_get_ex(res, "next_before", &v) &&
+	    json_object_is_type(v, json_type_int) ? json_object_get_int64(v) :
+	    0;
+	if (!json_object_object_get_ex(res, "runs", &list) ||
+	    !json_object_is_type(list, json_type_array)) {
+		records_error(ctx, "the daemon's runs has no \"runs\" list: "
+		    "%.200s", fmt_json_string(res));
+		json_object_put(res);
+		*rc = CTL_EXIT_ERROR;
+		return NULL;
+	}
+	json_object_get(list);
+	json_object_put(res);
+	return list;
+}
+
+json_object *
+records_runs(const struct records_ctx *ctx, int64_t limit, int64_t before,
+    int *rc)
+{
+	json_object *pages = fmt_nomem(json_object_new_array());
+	json_object *all = fmt_nomem(json_object_new_array()), *res;
+	int64_t got = 0;
+
+	/* Pages come newest first, each in increasing ids: kept, then
+	 * joined oldest first. */
+	do {
+		int64_t want = limit > 0 && limit - got < RECORDS_RUNS_PAGE ?
+		    limit - got : RECORDS_RUNS_PAGE;
+		json_object *page = runs_page(ctx, want, before, &before, rc);
+
+		if (page == NULL) {
+			json_object_put(pages);
+			json_object_put(all);
+			return NULL;
+		}
+		got += (int64_t)json_object_array_length(page);
+		json_object_array_add(pages, page);
+	} while (before > 0 && (limit == 0 || got < limit));
+	for (size_t i = json_object_array_length(pages); i-- > 0;) {
+		json_object *page = json_object_array_get_idx(pages, i);
+
+		for (size_t k = 0; k < json_object_array_length(page); k++)
+			json_object_array_add(all, json_object_get(
+			    json_object_array_get_idx(page, k)));
+	}
+	json_object_put(pages);
+	res = fmt_nomem(json_object_new_object());
+	json_object_object_add(res, "runs", all);
+	return res;
+}

@@ -9,6 +9,7 @@
 #define STRESSCTL_RECORDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -38,6 +39,8 @@ struct records_ctx {
 	unsigned	  width, height; /* graph; 0: the default */
 	double		  interval;	/* watch; 0: the run's sample interval */
 	unsigned long	  count;	/* watch; 0: until the run ends */
+	int64_t		  limit;	/* runs --limit; 0: all */
+	int64_t		  before;	/* runs --before; 0: the newest */
 
 	/* sweep: runs[k] ran in a subdirectory of sweep_dirs[k %
 	 * nsweep_dirs]. */
@@ -45,6 +48,16 @@ struct records_ctx {
 	int		  nsweep_dirs;
 	const char	 *sweep_id;
 };
+
+/*
+ * The daemon's runs, every page of them (its "runs" takes at most
+ * RECORDS_RUNS_PAGE a request), joined into one {"runs": [...]} in
+ * increasing ids: the newest limit (0: all) with ids below before (0:
+ * no bound).  NULL with *rc as records_load.
+ */
+json_object	*records_runs(const struct records_ctx *ctx, int64_t limit,
+		    int64_t before, int *rc);
+#define RECORDS_RUNS_PAGE	10000
 
 /* Text is wrapped to this many columns. */
 #define RECORDS_TEXT_WIDTH	79

@@ -12,6 +12,7 @@
 #include "memcap.h"
 #include "report.h"
 #include "runrecords.h"
+#include "runsindex.h"
 #include "util.h"
 
 const char *
@@ -321,7 +322,8 @@ write_record(const char *state_dir, unsigned id, json_object *o)
 	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 	    JSON_C_TO_STRING_NOSLASHESCAPE), fp);
 	fputc('\n', fp);
-	rv = util_tmp_commit(fp, path);
+	if ((rv = util_tmp_commit(fp, path)) == 0)
+		runsindex_put(id, o);	/* what runs lists of it */
 out:
 	if (rv == -1)
 		log_warn("capacity %u: cannot write %s", id, path);
@@ -346,6 +348,7 @@ caprecord_remove(const struct capstate *c)
 	record_path(path, sizeof(path), c->state_dir, c->id, "capacity.json");
 	unlink(path);
 	rmdir(dir);
+	runsindex_drop(c->id);
 }
 
 void

@@ -12,6 +12,7 @@
 #include "rrdcc.h"
 #include "run.h"
 #include "runrecords.h"
+#include "runsindex.h"
 #include "util.h"
 
 static struct {
@@ -190,6 +191,7 @@ launch_pending(void)
 	d.next_id++;
 	run_free(d.run);
 	d.run = r;
+	runsindex_touch(run_id(r));	/* runs lists it from now on */
 	job_run_event(JOB_RUN_LAUNCHED);
 	/* The sampler is a timer of the event loop: a snapshot is a short
 	 * lock of the queue, no thread of its own. */
@@ -210,6 +212,8 @@ lifecycle_tick(void)
 		launch_pending();
 	if (d.run != NULL && run_active(d.run) && run_tick(d.run)) {
 		event_del(d.sample_ev);
+		/* Its report.json is final: the index's copy of it. */
+		runsindex_reload(d.state_dir, run_id(d.run));
 		job_run_event(JOB_RUN_ENDED);
 	}
 	job_tick();

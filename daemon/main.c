@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "rrdfile.h"
 #include "run.h"
+#include "runsindex.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -395,6 +396,23 @@ budget_descriptors(void)
 	    b.control, b.privileged, b.per_uid);
 }
 
+/* The summaries runs lists, read once here, before the loop serves
+ * anyone (as recovery reads the records), so that no request reads them
+ * (issue 22). */
+static void
+fill_runs_index(const char *state_dir)
+{
+	double t0 = util_now();
+	size_t bytes, n;
+
+	if (runsindex_fill(state_dir) == -1)
+		log_warnx("runs: out of memory indexing %s/runs; runs lists "
+		    "part of the records", state_dir);
+	n = runsindex_count(&bytes);
+	log_info("runs: %zu records indexed in %.3f s (%zu KiB)", n,
+	    util_now() - t0, bytes / 1024);
+}
+
 /* GET /metrics, when metrics_listen asks for it. */
 static void
 start_metrics(void)
@@ -483,6 +501,7 @@ main(int argc, char *argv[])
 	/* Once the socket is ours (no other stressd serves this state) and
 	 * before the loop serves it: runs and jobs a crash left active. */
 	job_recover(cfg->state_dir, cfg);
+	fill_runs_index(cfg->state_dir);
 	start_metrics();
 	ev_term = evsignal_new(base, SIGTERM, on_signal, NULL);
 	ev_int = evsignal_new(base, SIGINT, on_signal, NULL);
@@ -503,6 +522,7 @@ main(int argc, char *argv[])
 	prom_stop();
 	control_shutdown();
 	lifecycle_finish();
+	runsindex_free();
 	event_free(ev_term);
 	event_free(ev_int);
 	event_free(ev_hup);

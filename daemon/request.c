@@ -414,6 +414,42 @@ request_check_report(json_object *args, const struct config *cfg,
 	return 0;
 }
 
+/* args[name], when present, an integer in lo..hi into *out. */
+static int
+arg_int_range(json_object *args, const char *name, int64_t lo, int64_t hi,
+    int64_t *out, struct request_error *err)
+{
+	json_object *v;
+
+	if (args == NULL || !json_object_object_get_ex(args, name, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) ||
+	    (*out = json_object_get_int64(v)) < lo || *out > hi) {
+		request_set_error(err, PROTO_ERR_BAD_ARGUMENT, name,
+		    "%s must be an integer from %lld to %lld", name,
+		    (long long)lo, (long long)hi);
+		return -1;
+	}
+	return 0;
+}
+
+int
+request_check_runs(json_object *args, const struct config *cfg,
+    struct request_args *a, struct request_error *err)
+{
+	static const char *const allowed[] = { "limit", "before", NULL };
+
+	(void)cfg;
+	a->limit = REQUEST_RUNS_LIMIT_DEFAULT;
+	if (check_allowed(args, allowed, err) == -1 ||
+	    arg_int_range(args, "limit", 1, REQUEST_RUNS_LIMIT_MAX, &a->limit,
+	    err) == -1 ||
+	    arg_int_range(args, "before", 1, REQUEST_RUNS_BEFORE_MAX,
+	    &a->before, err) == -1)
+		return -1;
+	return 0;
+}
+
 int
 request_check_none(json_object *args, const struct config *cfg,
     struct request_args *a, struct request_error *err)

@@ -98,7 +98,17 @@ struct request_args {
 	/* report: the record of the job kind of this name (its "kind"),
 	 * NULL: the run's report.json. */
 	const char	*record_kind;
+	/* runs: at most limit records, those with ids below before (0:
+	 * the newest). */
+	int64_t			limit;
+	int64_t			before;
 };
+
+/* runs' page: REQUEST_RUNS_LIMIT_DEFAULT records unless limit says. */
+#define REQUEST_RUNS_LIMIT_DEFAULT	100
+#define REQUEST_RUNS_LIMIT_MAX		10000
+/* One past the last run id (RUNRECORDS_MAX_ID): before it, every id. */
+#define REQUEST_RUNS_BEFORE_MAX		1000000000
 
 struct config;
 
@@ -123,6 +133,9 @@ int	request_check_capacity(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
 /* sweepreq.c: the knobs as for start, with dirs, labels and repeat. */
 int	request_check_sweep(json_object *, const struct config *,
+	    struct request_args *, struct request_error *);
+/* runs: limit (1 .. REQUEST_RUNS_LIMIT_MAX) and before (a run id). */
+int	request_check_runs(json_object *, const struct config *,
 	    struct request_args *, struct request_error *);
 /* For commands that take no arguments. */
 int	request_check_none(json_object *, const struct config *,

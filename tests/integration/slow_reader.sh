@@ -17,7 +17,7 @@ done
 start_daemon
 
 build_tool sockclient
-out=$("$T/sockclient" slowread "$SOCK" '{"cmd":"runs","id":1}' \
+out=$("$T/sockclient" slowread "$SOCK" '{"cmd":"runs","id":1,"args":{"limit":10000}}' \
     '{"cmd":"version","id":2}')
 read -r bytes lines second <<<"$out"
 [ "$bytes" -gt 262144 ] || fail "the runs reply is only $bytes bytes: no test"

@@ -20,6 +20,15 @@
  * newline, going on after the daemon stops reading or closes (socat
  * exits at the first failed write, before reading the reply); print what
  * came back and, on stderr, how many bytes the daemon took.
+ *
+ * sockclient repeat SOCKET N PERIOD SECONDS LINE: open N connections and,
+ * every PERIOD s for SECONDS, send LINE on each whose last reply came
+ * (a flood that never piles up unread requests); print the requests sent
+ * and the replies read.
+ *
+ * sockclient latency SOCKET COUNT PAUSE LINE: COUNT times, PAUSE s apart,
+ * connect, send LINE and read its reply line (30 s at most); print the
+ * slowest of the fastest 99 % and the slowest, in ms ("p99 P max M").
  */
 #include <signal.h>
 #include <dirent.h>
@@ -160,6 +169,118 @@ slowread(const char *path, int nlines, char **lines)
 	return 0;
 }
 
+static void
+sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+repeat(const char *path, int n, double period, double secs,
+    const char *line)
+{
+	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	int *waiting = calloc(n, sizeof(*waiting));
+	long sent = 0, replies = 0;
+	double end = now() + secs, next = now();
+	char buf[65536];
+
+	signal(SIGPIPE, SIG_IGN);
+	if (pfd == NULL || waiting == NULL)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		if ((pfd[i].fd = connect_to(path)) == -1) {
+			fprintf(stderr, "connect %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		pfd[i].events = POLLIN;
+	}
+	while (now() < end) {
+		if (now() >= next) {
+			for (int i = 0; i < n; i++)
+				if (!waiting[i] && pfd[i].fd >= 0 &&
+				    write(pfd[i].fd, line, strlen(line)) > 0 &&
+				    write(pfd[i].fd, "\n", 1) == 1) {
+					waiting[i] = 1;
+					sent++;
+				}
+			next += period;
+		}
+		if (poll(pfd, n, 10) <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			ssize_t k;
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			if ((k = read(pfd[i].fd, buf, sizeof(buf))) <= 0) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				continue;
+			}
+			for (ssize_t j = 0; j < k; j++)
+				if (buf[j] == '\n') {
+					replies++;
+					waiting[i] = 0;
+				}
+		}
+	}
+	printf("sent %ld replies %ld\n", sent, replies);
+	return 0;
+}
+
+static int
+by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+latency(const char *path, int count, double pause, const char *line)
+{
+	double *ms = calloc(count, sizeof(*ms));
+	char buf[65536];
+
+	if (ms == NULL)
+		return 1;
+	for (int i = 0; i < count; i++) {
+		double t0 = now();
+		int fd = connect_to(path), done = 0;
+
+		if (fd == -1 || write(fd, line, strlen(line)) <= 0 ||
+		    write(fd, "\n", 1) != 1) {
+			fprintf(stderr, "request %d: %s\n", i, strerror(errno));
+			return 1;
+		}
+		while (!done && now() - t0 < 30) {
+			struct pollfd p = { fd, POLLIN, 0 };
+			ssize_t k;
+
+			if (poll(&p, 1, 1000) != 1)
+				continue;
+			if ((k = read(fd, buf, sizeof(buf))) <= 0)
+				break;
+			done = memchr(buf, '\n', k) != NULL;
+		}
+		close(fd);
+		ms[i] = (now() - t0) * 1000;
+		if (!done) {
+			fprintf(stderr, "request %d: no reply in %.0f ms\n", i,
+			    ms[i]);
+			return 1;
+		}
+		sleep_s(pause);
+	}
+	qsort(ms, count, sizeof(*ms), by_double);
+	printf("p99 %.1f max %.1f\n", ms[(count * 99 - 1) / 100],
+	    ms[count - 1]);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -172,13 +293,20 @@ main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "bigline") == 0)
 		return bigline(argv[2], atol(argv[3]));
+	if (argc == 7 && strcmp(argv[1], "repeat") == 0)
+		return repeat(argv[2], atoi(argv[3]), atof(argv[4]),
+		    atof(argv[5]), argv[6]);
+	if (argc == 6 && strcmp(argv[1], "latency") == 0 && atoi(argv[3]) > 0)
+		return latency(argv[2], atoi(argv[3]), atof(argv[4]), argv[5]);
 	if (argc >= 4 && strcmp(argv[1], "slowread") == 0)
 		return slowread(argv[2], argc - 3, argv + 3);
 	if (argc != 5 || strcmp(argv[1], "many") != 0 ||
 	    (n = atoi(argv[3])) <= 0) {
 		fprintf(stderr, "usage: sockclient many SOCKET N PID\n"
 		    "       sockclient bigline SOCKET BYTES\n"
-		    "       sockclient slowread SOCKET LINE...\n");
+		    "       sockclient slowread SOCKET LINE...\n"
+		    "       sockclient repeat SOCKET N PERIOD SECONDS LINE\n"
+		    "       sockclient latency SOCKET COUNT PAUSE LINE\n");
 		return 2;
 	}
 	argv++;

@@ -101,12 +101,50 @@ test_report_args(void **state)
 	    "unknown argument 'id'");
 }
 
+/* runs: limit 1..10000 (default 100) and before 1..1000000000 (default
+ * 0, no bound); anything else refused naming the field. */
+static void
+test_runs_args(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "{\"limit\": 0}", "limit" }, { "{\"limit\": 10001}", "limit" },
+		{ "{\"limit\": \"5\"}", "limit" }, { "{\"limit\": 1.5}", "limit" },
+		{ "{\"limit\": null}", "limit" }, { "{\"before\": 0}", "before" },
+		{ "{\"before\": -1}", "before" },
+		{ "{\"before\": 1000000001}", "before" },
+	};
+	struct request_args a;
+	struct request_error err;
+
+	(void)state;
+	assert_int_equal(check("runs", NULL, &a, &err), 0);
+	assert_int_equal(a.limit, 100);
+	assert_int_equal(a.before, 0);
+	request_args_free(&a);
+	assert_int_equal(check("runs", "{\"limit\": 10000, \"before\": "
+	    "1000000000}", &a, &err), 0);
+	assert_int_equal(a.limit, 10000);
+	assert_int_equal(a.before, 1000000000);
+	request_args_free(&a);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s must be an integer from 1 to %s",
+		    bad[i][1], strcmp(bad[i][1], "limit") == 0 ? "10000" :
+		    "1000000000");
+		assert_refused("runs", bad[i][0], PROTO_ERR_BAD_ARGUMENT,
+		    bad[i][1], msg);
+	}
+	assert_refused("runs", "{\"after\": 3}", PROTO_ERR_BAD_ARGUMENT,
+	    "after", "unknown argument 'after'");
+}
+
 /* Commands without arguments take none, and an empty object. */
 static void
 test_no_args(void **state)
 {
 	static const char *const cmds[] = {
-		"stats", "status", "wait", "runs", "help", "version",
+		"stats", "status", "wait", "help", "version",
 	};
 	struct request_args a;
 	struct request_error err;
@@ -497,6 +535,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stop_args),
 		cmocka_unit_test(test_report_args),
+		cmocka_unit_test(test_runs_args),
 		cmocka_unit_test(test_no_args),
 		cmocka_unit_test(test_start_args),
 		cmocka_unit_test(test_start_update_fd),
