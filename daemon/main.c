@@ -338,14 +338,24 @@ parse_options(int argc, char *argv[], bool *check)
 			}
 			break;
 		}
-		case 'M':
+		case 'M': {
+			char err[256];
+
 			if (memcap_parse_size(optarg, &ov.memory_max) == -1) {
 				fprintf(stderr, "stressd: --memory-max: '%s' is "
 				    "not a size (bytes, or with K, M, G or T: "
 				    "512M, 2G)\n", optarg);
 				return 2;
 			}
+			/* Here, not only at memcap_init: --check-config
+			 * refuses what a start would. */
+			if (memcap_check_floor(ov.memory_max, err,
+			    sizeof(err)) == -1) {
+				fprintf(stderr, "stressd: %s\n", err);
+				return 2;
+			}
 			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
