@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "memcap.h"
+#include "memneed.h"
 #include "tmpdir.h"
 
 #define MIB	(1024ULL * 1024)
@@ -364,6 +365,64 @@ test_queue(void **state)
 	assert_int_equal(memcap_check_queue(&q, true, err, sizeof(err)), 0);
 }
 
+/* What a run may hold under a 160 MiB cap, and its needs against it:
+ * the file table, the update file's values, the queue's bound (lowered
+ * when it is the default, refused when given). */
+static void
+test_needs(void **state)
+{
+	struct fake *f = *state;
+	struct memneed m;
+	const char *field = NULL;
+	char err[1024];
+	uint64_t q, held = memcap_held(), keep, files;
+
+	fake_v1(f, "167772160");
+	keep = held > MEMCAP_FLOOR ? held : MEMCAP_FLOOR;
+	assert_true(held > 0);
+	memneed_init(&m);
+	assert_true(m.capped);
+	assert_true(m.room == 160 * MIB - keep);
+	assert_non_null(strstr(m.why, "the memory cap of 160 MiB"));
+	assert_int_equal(memneed_file_bytes(), 80);
+	assert_int_equal(memneed_check_files(&m, 10000, err, sizeof(err)), 0);
+	assert_int_equal(memneed_check_files(&m, 10000000, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "files 10000000: the file table needs "
+	    "about 763 MiB (80 bytes a file)"));
+	assert_non_null(strstr(err, "160 MiB"));
+	/* 4 Mi values (32 MiB) and 10 files: what is left for the queue */
+	q = 256;
+	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, true, &field,
+	    err, sizeof(err)), 0);
+	assert_true(q == (m.room - 32 * MIB - 800) >> 20);
+	q = 80;
+	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, false,
+	    &field, err, sizeof(err)), -1);
+	assert_string_equal(field, "queue_memory_max");
+	assert_non_null(strstr(err, "queue_memory_max 80 MiB"));
+	q = 0;
+	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, false,
+	    &field, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unbounded"));
+	/* values and table that leave no MiB for the queue */
+	files = (m.room - 12 * MIB) / 80;
+	q = 256;
+	assert_int_equal(memneed_check_load(&m, files, 12 << 17, &q, true,
+	    &field, err, sizeof(err)), -1);
+	assert_string_equal(field, "files");
+	/* No cap: nothing is refused, nothing lowered. */
+	fake_v1(f, HUGE_V1);
+	memneed_init(&m);
+	assert_false(m.capped);
+	assert_int_equal(memneed_check_files(&m, 10000000, err, sizeof(err)),
+	    0);
+	q = 0;
+	assert_int_equal(memneed_check_load(&m, 10000000, 1 << 30, &q, false,
+	    &field, err, sizeof(err)), 0);
+	assert_true(q == 0);
+}
+
 int
 main(void)
 {
@@ -380,6 +439,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_init_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_needs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

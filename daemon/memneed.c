@@ -1,0 +1,89 @@
+/* A run's memory needs against the cap's room; see memneed.h. */
+#include <stdio.h>
+
+#include "log.h"
+#include "memcap.h"
+#include "memneed.h"
+#include "queue.h"
+
+#define MIB	(1024.0 * 1024.0)
+
+void
+memneed_init(struct memneed *m)
+{
+	m->room = 0;
+	m->why[0] = '\0';
+	m->capped = memcap_room(&m->room, m->why, sizeof(m->why));
+}
+
+uint64_t
+memneed_file_bytes(void)
+{
+	/* The baseline (run setup's last timestamp of each file) is an
+	 * int64_t beside the queue's entry. */
+	return (uint64_t)queue_file_bytes() + sizeof(int64_t);
+}
+
+int
+memneed_check_files(const struct memneed *m, uint64_t files, char *err,
+    size_t len)
+{
+	uint64_t need = files * memneed_file_bytes();
+
+	if (!m->capped || need <= m->room)
+		return 0;
+	snprintf(err, len, "files %llu: the file table needs about %.0f MiB "
+	    "(%llu bytes a file), above %s", (unsigned long long)files,
+	    (double)need / MIB,
+	    (unsigned long long)memneed_file_bytes(), m->why);
+	return -1;
+}
+
+int
+memneed_check_load(const struct memneed *m, uint64_t files, uint64_t nvalues,
+    uint64_t *queue_mib, bool fit, const char **field, char *err, size_t len)
+{
+	uint64_t table = files * memneed_file_bytes();
+	uint64_t values = nvalues * sizeof(double), left;
+
+	if (!m->capped)
+		return 0;
+	left = table + values < m->room ? (m->room - table - values) >> 20 : 0;
+	if (left == 0) {
+		*field = values > table ? "update_file" : "files";
+		snprintf(err, len, "the update file's %llu values (%.0f MiB, "
+		    "held through the run) and the table of %llu files (%.0f "
+		    "MiB) leave less than 1 MiB for the queue "
+		    "(queue_memory_max) of %s", (unsigned long long)nvalues,
+		    (double)values / MIB, (unsigned long long)files,
+		    (double)table / MIB, m->why);
+		return -1;
+	}
+	if (*queue_mib != 0 && *queue_mib <= left)
+		return 0;
+	if (fit) {
+		log_info("queue_memory_max %llu MiB (the default, lowered): "
+		    "what %.0f MiB of update values and %.0f MiB of file table "
+		    "leave of %s", (unsigned long long)left,
+		    (double)values / MIB, (double)table / MIB, m->why);
+		*queue_mib = left;	/* the default, made to fit */
+		return 0;
+	}
+	*field = "queue_memory_max";
+	if (*queue_mib == 0)
+		snprintf(err, len, "queue_memory_max 0 (unbounded) under a "
+		    "memory cap: give at most %llu (MiB), what the update "
+		    "file's %.0f MiB of values and the table of %llu files "
+		    "(%.0f MiB) leave of %s", (unsigned long long)left,
+		    (double)values / MIB, (unsigned long long)files,
+		    (double)table / MIB, m->why);
+	else
+		snprintf(err, len, "queue_memory_max %llu MiB, beside the update "
+		    "file's %llu values (%.0f MiB, held through the run) and the "
+		    "table of %llu files (%.0f MiB), is above %s: give at most "
+		    "%llu", (unsigned long long)*queue_mib,
+		    (unsigned long long)nvalues, (double)values / MIB,
+		    (unsigned long long)files, (double)table / MIB, m->why,
+		    (unsigned long long)left);
+	return -1;
+}
