@@ -9,8 +9,10 @@
 # the cgroup never hit its cap.  A 16 MiB update file (4.2 million
 # values, 48 MiB to read, 32 MiB held) is refused beside a given
 # queue_memory_max of 80 MiB, and runs with the default one, lowered to
-# what the values leave.  Uncapped, the 64 MiB file's run gives its memory back
-# when it ends: RSS returns near where it started.  cgroup v1 as root
+# what the values leave.  The same refusal under a cgroup made by hand
+# with that limit (as a unit's MemoryMax=), without --memory-max.
+# Uncapped, the 64 MiB file's run gives its memory back when it ends:
+# RSS returns near where it started.  cgroup v1 as root
 # (memcap.sh's conditions); not under AddressSanitizer, whose shadow
 # memory and quarantine say nothing of these needs.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -75,7 +77,7 @@ assert_eq "$(cat "$OWN/memory.failcnt")" 0 "the cgroup's failcnt (hit the cap)"
 id=$(jget "$(start_run --dir "$T/fits" --files 100 --rra "$RRA" \
     --max-updates 2000 --update-time 0 --update-file "$T/mid.upd")" run_id)
 fin=$(wait_run)
-assert_eq "$(jget "$fin" state)" done "the 16 MiB update file's run"
+assert_eq "$(jget "$fin" state)" "done" "the 16 MiB update file's run"
 assert_eq "$(jget "$fin" updates_completed)" 2000 "its updates"
 qmm=$(jq -r .params.queue_memory_max "$STATE/runs/$id/report.json")
 assert_num "$qmm" "<=" 64 "the default queue_memory_max beside 64 MiB of values"
@@ -83,13 +85,32 @@ assert_num "$qmm" ">=" 1 "the default queue_memory_max"
 assert_eq "$(cat "$OWN/memory.failcnt")" 0 "the cgroup's failcnt after the run"
 stop_daemon TERM 30
 
+# ---- the cap of a cgroup made by hand (as a unit's MemoryMax= is): the
+# same refusal, that cgroup named
+HAND=$CG/memrefuse-$$
+mkdir "$HAND"
+# shellcheck disable=SC2016  # expanded when the hook runs
+CLEANUP_HOOKS+=('[ ! -d "$HAND" ] || rmdir "$HAND"')
+echo "$CAP" >"$HAND/memory.limit_in_bytes"
+# shellcheck disable=SC2016  # the shell of the wrapper expands them
+STRESSD_WRAPPER=(sh -c 'echo $$ >"$0/cgroup.procs" && exec env -u INVOCATION_ID "$@"' \
+    "$HAND")
+start_daemon
+assert_contains "$(jget "$(ctlj status)" memory.source)" "memrefuse-$$" \
+    "status memory.source under a hand-made cgroup"
+refused hand files "files 10000000" "160 MiB" "memrefuse-$$" -- \
+    --files 10000000
+stop_daemon TERM 30
+rmdir "$HAND"
+STRESSD_WRAPPER=(env -u INVOCATION_ID)
+
 # ---- uncapped: the 64 MiB file's run gives its memory back
 start_daemon
 before=$(kb VmRSS)
 start_run --dir "$T/uncapped" --files 10 --rra "$RRA" --max-updates 100 \
     --update-time 0 --update-file "$T/big.upd" >/dev/null
 fin=$(wait_run)
-assert_eq "$(jget "$fin" state)" done "the 64 MiB update file's run, uncapped"
+assert_eq "$(jget "$fin" state)" "done" "the 64 MiB update file's run, uncapped"
 after=$(kb VmRSS)
 log "RSS uncapped: ${before} kB before the 64 MiB update file's run," \
     "peak $(kb VmHWM) kB, ${after} kB after"
