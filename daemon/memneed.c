@@ -45,45 +45,38 @@ memneed_check_load(const struct memneed *m, uint64_t files, uint64_t nvalues,
 {
 	uint64_t table = files * memneed_file_bytes();
 	uint64_t values = nvalues * sizeof(double), left;
+	char held[160];
 
 	if (!m->capped)
 		return 0;
+	/* What the run holds beside its queue, for every message. */
+	snprintf(held, sizeof(held), "the update file's %llu values (%.0f MiB, "
+	    "held through the run) and the table of %llu files (%.0f MiB)",
+	    (unsigned long long)nvalues, (double)values / MIB,
+	    (unsigned long long)files, (double)table / MIB);
 	left = table + values < m->room ? (m->room - table - values) >> 20 : 0;
 	if (left == 0) {
 		*field = values > table ? "update_file" : "files";
-		snprintf(err, len, "the update file's %llu values (%.0f MiB, "
-		    "held through the run) and the table of %llu files (%.0f "
-		    "MiB) leave less than 1 MiB for the queue "
-		    "(queue_memory_max) of %s", (unsigned long long)nvalues,
-		    (double)values / MIB, (unsigned long long)files,
-		    (double)table / MIB, m->why);
+		snprintf(err, len, "%s leave less than 1 MiB for the queue "
+		    "(queue_memory_max) of %s", held, m->why);
 		return -1;
 	}
 	if (*queue_mib != 0 && *queue_mib <= left)
 		return 0;
 	if (fit) {
-		log_info("queue_memory_max %llu MiB (the default, lowered): "
-		    "what %.0f MiB of update values and %.0f MiB of file table "
-		    "leave of %s", (unsigned long long)left,
-		    (double)values / MIB, (double)table / MIB, m->why);
+		log_info("queue_memory_max %llu MiB (the default, lowered): what "
+		    "%s leave of %s", (unsigned long long)left, held, m->why);
 		*queue_mib = left;	/* the default, made to fit */
 		return 0;
 	}
 	*field = "queue_memory_max";
 	if (*queue_mib == 0)
 		snprintf(err, len, "queue_memory_max 0 (unbounded) under a "
-		    "memory cap: give at most %llu (MiB), what the update "
-		    "file's %.0f MiB of values and the table of %llu files "
-		    "(%.0f MiB) leave of %s", (unsigned long long)left,
-		    (double)values / MIB, (unsigned long long)files,
-		    (double)table / MIB, m->why);
+		    "memory cap: give at most %llu (MiB), what %s leave of %s",
+		    (unsigned long long)left, held, m->why);
 	else
-		snprintf(err, len, "queue_memory_max %llu MiB, beside the update "
-		    "file's %llu values (%.0f MiB, held through the run) and the "
-		    "table of %llu files (%.0f MiB), is above %s: give at most "
-		    "%llu", (unsigned long long)*queue_mib,
-		    (unsigned long long)nvalues, (double)values / MIB,
-		    (unsigned long long)files, (double)table / MIB, m->why,
-		    (unsigned long long)left);
+		snprintf(err, len, "queue_memory_max %llu MiB, beside %s, is "
+		    "above %s: give at most %llu", (unsigned long long)*queue_mib,
+		    held, m->why, (unsigned long long)left);
 	return -1;
 }

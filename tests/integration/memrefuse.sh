@@ -18,16 +18,8 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root to make a cgroup"
+memcg_v1
 ! asan_build || skip "AddressSanitizer's own memory passes the cap"
-MEMLINE=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup) ||
-    skip "no cgroup v1 memory controller"
-CG=/sys/fs/cgroup/memory${MEMLINE##*:}
-CG=${CG%/}
-[ -w "$CG" ] && [ -f "$CG/memory.limit_in_bytes" ] ||
-    skip "the memory cgroup $CG is not writable here"
-! grep -q '\.service/*$' /proc/self/cgroup ||
-    skip "the test runs inside a systemd service's cgroup"
 STRESSD_WRAPPER=(env -u INVOCATION_ID)
 CAP=$((160 * 1048576))
 
