@@ -39,26 +39,42 @@ memneed_check_files(const struct memneed *m, uint64_t files, char *err,
 	return -1;
 }
 
+/* The largest of what r holds beside the queue: the knob to name when
+ * they leave it no room. */
+static const char *
+largest(uint64_t table, uint64_t values, uint64_t batches)
+{
+	if (batches > table && batches > values)
+		return "write_threads";
+	return values > table ? "update_file" : "files";
+}
+
 int
-memneed_check_load(const struct memneed *m, uint64_t files, uint64_t nvalues,
+memneed_check_load(const struct memneed *m, const struct memneed_run *r,
     uint64_t *queue_mib, bool fit, const char **field, char *err, size_t len)
 {
-	uint64_t table = files * memneed_file_bytes();
-	uint64_t values = nvalues * sizeof(double), left;
-	char held[160];
+	uint64_t table = r->files * memneed_file_bytes();
+	uint64_t values = r->nvalues * sizeof(double);
+	uint64_t batches = r->writers * r->writer_bytes, rest, left;
+	char held[320], vals[128] = "";
 
 	if (!m->capped)
 		return 0;
 	/* What the run holds beside its queue, for every message. */
-	snprintf(held, sizeof(held), "the update file's %llu values (%.0f MiB, "
-	    "held through the run) and the table of %llu files (%.0f MiB)",
-	    (unsigned long long)nvalues, (double)values / MIB,
-	    (unsigned long long)files, (double)table / MIB);
-	left = table + values < m->room ? (m->room - table - values) >> 20 : 0;
+	if (r->nvalues > 0)
+		snprintf(vals, sizeof(vals), ", the update file's %llu values "
+		    "(%.0f MiB, held through the run)",
+		    (unsigned long long)r->nvalues, (double)values / MIB);
+	snprintf(held, sizeof(held), "the table of %llu files (%.0f MiB)%s and "
+	    "the batches of %llu writers (%.0f MiB at most)",
+	    (unsigned long long)r->files, (double)table / MIB, vals,
+	    (unsigned long long)r->writers, (double)batches / MIB);
+	rest = table + values + batches;
+	left = rest < m->room ? (m->room - rest) >> 20 : 0;
 	if (left == 0) {
-		*field = values > table ? "update_file" : "files";
-		snprintf(err, len, "%s leave less than 1 MiB for the queue "
-		    "(queue_memory_max) of %s", held, m->why);
+		*field = largest(table, values, batches);
+		snprintf(err, len, "%s: %s leave less than 1 MiB for the queue "
+		    "(queue_memory_max) of %s", *field, held, m->why);
 		return -1;
 	}
 	if (*queue_mib != 0 && *queue_mib <= left)

@@ -29,14 +29,22 @@ uint64_t	memneed_file_bytes(void);
 /* The file table alone; 0, or -1 with err (the knob: files). */
 int	memneed_check_files(const struct memneed *m, uint64_t files,
 	    char *err, size_t errlen);
+/* What a run holds beside its queue through the load. */
+struct memneed_run {
+	uint64_t	 files;		/* the file table's */
+	uint64_t	 nvalues;	/* the update file's values */
+	uint64_t	 writers;	/* threads that format batches */
+	uint64_t	 writer_bytes;	/* the most one's batch holds */
+};
+
 /*
- * The load: the file table, nvalues values of the update file and the
- * queue's bound (MiB, 0 = unbounded).  A bound that fit says is the
- * default is lowered to what the others leave.  0, or -1 with *field
- * (files, update_file or queue_memory_max) and err.
+ * The load: what r holds and the queue's bound (MiB, 0 = unbounded).  A
+ * bound that fit says is the default is lowered to what the rest leaves.
+ * 0, or -1 with *field (files, update_file, write_threads or
+ * queue_memory_max) and err.
  */
-int	memneed_check_load(const struct memneed *m, uint64_t files,
-	    uint64_t nvalues, uint64_t *queue_mib, bool fit,
+int	memneed_check_load(const struct memneed *m,
+	    const struct memneed_run *r, uint64_t *queue_mib, bool fit,
 	    const char **field, char *err, size_t errlen);
 
 #endif

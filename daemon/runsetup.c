@@ -398,6 +398,7 @@ read_values(struct run *r, const char **field, char *err, size_t errlen)
 {
 	int ufd = r->setup.update_fd, rc = 0;
 	struct memneed mn;
+	struct memneed_run need;
 	struct loadgen_bound ub;
 
 	memneed_init(&mn);
@@ -418,8 +419,13 @@ read_values(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "update_file";
 		return -1;
 	}
-	return memneed_check_load(&mn, r->p.files, r->nreplay,
-	    &r->p.queue_memory_max, r->p.queue_memory_fit, field, err, errlen);
+	need.files = r->p.files;
+	need.nvalues = r->nreplay;
+	/* Without the queue the generators write, each with its batch. */
+	need.writers = r->p.use_queue ? r->p.write_threads : r->p.threads;
+	need.writer_bytes = writer_batch_bytes(&r->p);
+	return memneed_check_load(&mn, &need, &r->p.queue_memory_max,
+	    r->p.queue_memory_fit, field, err, errlen);
 }
 
 /* Everything before the writers start; runs in the setup thread. */

@@ -6,7 +6,8 @@
 # update file of 16.7 million values (the documented maximum; 192 MiB to
 # read: the file and 8 bytes a value) and --files 10000000 (80 bytes a
 # file: 763 MiB).  Each leaves no run directory, status still answers and
-# the cgroup never hit its cap.  A 16 MiB update file (4.2 million
+# the cgroup never hit its cap; so are 8 writers whose batches of 64 data
+# sources could hold 129 MiB.  A 16 MiB update file (4.2 million
 # values, 48 MiB to read, 32 MiB held) is refused beside a given
 # queue_memory_max of 80 MiB, and runs with the default one, lowered to
 # what the values leave.  The same refusal under a cgroup made by hand
@@ -60,6 +61,11 @@ refused big update_file "67108864 bytes" "16777216 lines" "192 MiB" \
     "160 MiB" -- --files 10 --update-file "$T/big.upd"
 refused files files "files 10000000" "763 MiB" "160 MiB" -- \
     --files 10000000
+# Writers whose batches could hold more than the cap leaves: 10,000
+# values of 64 data sources each (1,696 bytes a value formatted, with its
+# argv) for each of 8 writers.
+refused writers write_threads "8 writers (129 MiB at most)" "160 MiB" -- \
+    --files 10 --data-sources 64 --write-threads 8
 # A queue bound that fits alone but not beside the values.
 refused qmm queue_memory_max "queue_memory_max 80 MiB" "32 MiB" -- \
     --files 10 --update-file "$T/mid.upd" --queue-memory-max 80

@@ -366,16 +366,18 @@ test_queue(void **state)
 }
 
 /* What a run may hold under a 160 MiB cap, and its needs against it:
- * the file table, the update file's values, the queue's bound (lowered
- * when it is the default, refused when given). */
+ * the file table, the update file's values, the writers' batches, the
+ * queue's bound (lowered when it is the default, refused when given). */
 static void
 test_needs(void **state)
 {
 	struct fake *f = *state;
 	struct memneed m;
+	/* 4 Mi values (32 MiB), 10 files, 2 writers of 1 MiB batches */
+	struct memneed_run r = { 10, 4 << 20, 2, MIB };
 	const char *field = NULL;
 	char err[1024];
-	uint64_t q, held = memcap_held(), keep, files;
+	uint64_t q, held = memcap_held(), keep;
 
 	fake_v1(f, "167772160");
 	keep = held > MEMCAP_FLOOR ? held : MEMCAP_FLOOR;
@@ -391,26 +393,31 @@ test_needs(void **state)
 	assert_non_null(strstr(err, "files 10000000: the file table needs "
 	    "about 763 MiB (80 bytes a file)"));
 	assert_non_null(strstr(err, "160 MiB"));
-	/* 4 Mi values (32 MiB) and 10 files: what is left for the queue */
-	q = 256;
-	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, true, &field,
-	    err, sizeof(err)), 0);
-	assert_true(q == (m.room - 32 * MIB - 800) >> 20);
+	q = 256;	/* the default: what the rest leaves */
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), 0);
+	assert_true(q == (m.room - 34 * MIB - 800) >> 20);
 	q = 80;
-	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, false,
-	    &field, err, sizeof(err)), -1);
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), -1);
 	assert_string_equal(field, "queue_memory_max");
 	assert_non_null(strstr(err, "queue_memory_max 80 MiB"));
+	assert_non_null(strstr(err, "4194304 values (32 MiB"));
+	assert_non_null(strstr(err, "2 writers (2 MiB at most)"));
 	q = 0;
-	assert_int_equal(memneed_check_load(&m, 10, 4 << 20, &q, false,
-	    &field, err, sizeof(err)), -1);
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "unbounded"));
-	/* values and table that leave no MiB for the queue */
-	files = (m.room - 12 * MIB) / 80;
-	q = 256;
-	assert_int_equal(memneed_check_load(&m, files, 12 << 17, &q, true,
-	    &field, err, sizeof(err)), -1);
+	/* The rest leaves no MiB for the queue: the largest part is named. */
+	r.files = (m.room - 34 * MIB - 65536) / 80;
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), -1);
 	assert_string_equal(field, "files");
+	r.files = 10;
+	r.writers = 1024;
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), -1);
+	assert_string_equal(field, "write_threads");
 	/* No cap: nothing is refused, nothing lowered. */
 	fake_v1(f, HUGE_V1);
 	memneed_init(&m);
@@ -418,8 +425,8 @@ test_needs(void **state)
 	assert_int_equal(memneed_check_files(&m, 10000000, err, sizeof(err)),
 	    0);
 	q = 0;
-	assert_int_equal(memneed_check_load(&m, 10000000, 1 << 30, &q, false,
-	    &field, err, sizeof(err)), 0);
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), 0);
 	assert_true(q == 0);
 }
 
