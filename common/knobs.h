@@ -41,6 +41,9 @@ struct stress_params {
 	uint64_t	sig_high_water;
 	uint64_t	insig_high_water;
 	uint64_t	queue_memory_max;	/* MiB; 0 = unbounded */
+	bool		queue_memory_fit;	/* not a knob: queue_memory_max is
+						   the default, lowered to fit a
+						   memory cap (memneed.h) */
 	char		update_file[4096];
 	uint64_t	start;
 	uint64_t	seed;

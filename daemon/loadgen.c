@@ -38,20 +38,60 @@ struct loadgen {
 /* An update_file larger than this is refused rather than read into memory
  * (8 bytes a value are kept; 64 MiB of text is millions of values). */
 #define UPDATE_FILE_MAX	(64L * 1024 * 1024)
+#define MIB		(1024.0 * 1024.0)
+
+/* What reading len bytes of lines lines holds at its peak: the text and,
+ * beside it, a value for every line. */
+static uint64_t
+read_need(size_t len, size_t lines)
+{
+	return (uint64_t)len + (uint64_t)lines * sizeof(double);
+}
+
+/* Refuse a read that would hold more than the bound; 0, or -1 with err. */
+static int
+check_bound(const struct loadgen_bound *b, const char *name, size_t len,
+    size_t lines, char *err, size_t errlen)
+{
+	if (b == NULL || read_need(len, lines) <= b->bytes)
+		return 0;
+	if (lines == 0)	/* not read yet: its size alone is too much */
+		snprintf(err, errlen, "%s: its %zu bytes alone are above %s",
+		    name, len, b->why);
+	else
+		snprintf(err, errlen, "%s: %zu bytes of %zu lines need about "
+		    "%.0f MiB to read (the file and %zu bytes a value), above "
+		    "%s", name, len, lines, (double)read_need(len, lines) / MIB,
+		    sizeof(double), b->why);
+	return -1;
+}
+
+/* Lines in buf: its newlines, and an unfinished last line. */
+static size_t
+count_lines(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *p = buf, *end = buf + len; p < end; p++) {
+		if ((p = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;
+		n++;
+	}
+	return n + (len > 0 && buf[len - 1] != '\n');
+}
 
 /*
- * The ts:value lines of fp (a regular file of at most UPDATE_FILE_MAX
- * bytes, closed here), named name in messages.  A line that does not
+ * The ts:value lines of fp (at most cap of them: the lines counted in the
+ * text, closed here), named name in messages.  A line that does not
  * parse is quoted only when quote says the client could read the file.
  */
 static int
-parse_values(FILE *fp, const char *name, bool quote, double **values,
+parse_values(FILE *fp, const char *name, bool quote, double *v, size_t cap,
     size_t *n, char *err, size_t errlen)
 {
 	char *line = NULL;
-	size_t cap = 0, lineno = 0, linecap = 0;
+	size_t lineno = 0, linecap = 0;
 	ssize_t len;
-	double *v = NULL;
 
 	while ((len = getline(&line, &linecap, fp)) != -1) {
 		char *colon, *end, *s;
@@ -75,14 +115,8 @@ parse_values(FILE *fp, const char *name, bool quote, double **values,
 			    isinf(d))
 				goto bad;
 		}
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			double *nv = realloc(v, cap * sizeof(*v));
-
-			if (nv == NULL)
-				goto nomem;
-			v = nv;
-		}
+		if (*n == cap)	/* a line counted is a line parsed */
+			goto bad;
 		v[(*n)++] = d;
 	}
 	if (ferror(fp)) {
@@ -94,10 +128,8 @@ parse_values(FILE *fp, const char *name, bool quote, double **values,
 	free(line);
 	if (*n == 0) {
 		snprintf(err, errlen, "%s holds no ts:value line", name);
-		free(v);
 		return -1;
 	}
-	*values = v;
 	return 0;
 bad:
 	if (quote)
@@ -109,30 +141,24 @@ bad:
 	goto fail;
 nul:
 	snprintf(err, errlen, "%s: line %zu: NUL byte", name, lineno);
-	goto fail;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", name);
 fail:
 	fclose(fp);
 	free(line);
-	free(v);
 	*n = 0;
 	return -1;
 }
 
 /*
- * fd (closed here), whose fstat is st, read whole into *buf and given
- * back as a FILE to parse (fclose it, then free *buf).  The bound is on
- * what is read, not only on st_size: the client owns a passed file and
- * may grow it after the fstat, and getline would hold a line of any
- * length.
+ * fd (closed here), whose fstat is st, read whole into *buf (*len bytes;
+ * free it).  The bound is on what is read, not only on st_size: the
+ * client owns a passed file and may grow it after the fstat, and getline
+ * would hold a line of any length.
  */
-static FILE *
-values_file(int fd, const struct stat *st, const char *name, char **buf,
-    char *err, size_t errlen)
+static int
+read_text(int fd, const struct stat *st, const char *name, char **buf,
+    size_t *len, char *err, size_t errlen)
 {
 	size_t got = 0, cap = (size_t)st->st_size + 1;
-	FILE *fp = NULL;
 	ssize_t r;
 
 	*buf = NULL;
@@ -166,13 +192,8 @@ values_file(int fd, const struct stat *st, const char *name, char **buf,
 	 * which parses to the same "holds no ts:value line". */
 	if (got == 0)
 		(*buf)[got++] = '\n';
-	if ((fp = fmemopen(*buf, got, "r")) == NULL) {
-		snprintf(err, errlen, "cannot read %s: %s", name,
-		    strerror(errno));
-		free(*buf);
-		*buf = NULL;
-	}
-	return fp;
+	*len = got;
+	return 0;
 big:
 	snprintf(err, errlen, "%s is larger than %ld bytes", name,
 	    UPDATE_FILE_MAX);
@@ -183,17 +204,58 @@ fail:
 	close(fd);
 	free(*buf);
 	*buf = NULL;
-	return NULL;
+	return -1;
+}
+
+/*
+ * Read fd (closed here; st its fstat) and parse it into exactly as many
+ * values as it has lines, refused first when the bound says they would
+ * not fit.  The text is freed before returning, the values are the run's.
+ */
+static int
+read_values(int fd, const struct stat *st, const char *name, bool quote,
+    const struct loadgen_bound *b, double **values, size_t *n, char *err,
+    size_t errlen)
+{
+	char *buf;
+	size_t len, lines;
+	FILE *fp;
+	int rv = -1;
+
+	if (check_bound(b, name, (size_t)st->st_size, 0, err, errlen) == -1) {
+		close(fd);
+		return -1;
+	}
+	if (read_text(fd, st, name, &buf, &len, err, errlen) == -1)
+		return -1;
+	lines = count_lines(buf, len);
+	if (check_bound(b, name, len, lines, err, errlen) == -1)
+		goto done;
+	if ((*values = malloc((lines ? lines : 1) * sizeof(double))) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto done;
+	}
+	if ((fp = fmemopen(buf, len, "r")) == NULL)
+		snprintf(err, errlen, "cannot read %s: %s", name,
+		    strerror(errno));
+	else
+		rv = parse_values(fp, name, quote, *values, lines, n, err,
+		    errlen);
+done:
+	free(buf);
+	if (rv == -1) {
+		free(*values);
+		*values = NULL;
+	}
+	return rv;
 }
 
 int
-loadgen_read_values(const char *path, double **values, size_t *n, char *err,
-    size_t errlen)
+loadgen_read_values(const char *path, const struct loadgen_bound *b,
+    double **values, size_t *n, char *err, size_t errlen)
 {
-	FILE *fp;
 	struct stat st, st2;
-	char *buf;
-	int fd, rv;
+	int fd;
 
 	*values = NULL;
 	*n = 0;
@@ -221,21 +283,16 @@ loadgen_read_values(const char *path, double **values, size_t *n, char *err,
 		close(fd);
 		return -1;
 	}
-	if ((fp = values_file(fd, &st2, path, &buf, err, errlen)) == NULL)
-		return -1;
-	rv = parse_values(fp, path, false, values, n, err, errlen);
-	free(buf);
-	return rv;
+	return read_values(fd, &st2, path, false, b, values, n, err, errlen);
 }
 
 int
-loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
-    char *err, size_t errlen)
+loadgen_read_values_fd(int fd, const char *name,
+    const struct loadgen_bound *b, double **values, size_t *n, char *err,
+    size_t errlen)
 {
 	struct stat st;
-	FILE *fp;
-	char *buf;
-	int fl, rv;
+	int fl;
 
 	*values = NULL;
 	*n = 0;
@@ -258,11 +315,7 @@ loadgen_read_values_fd(int fd, const char *name, double **values, size_t *n,
 	 * whatever it has read. */
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		goto sys;
-	if ((fp = values_file(fd, &st, name, &buf, err, errlen)) == NULL)
-		return -1;
-	rv = parse_values(fp, name, true, values, n, err, errlen);
-	free(buf);
-	return rv;
+	return read_values(fd, &st, name, true, b, values, n, err, errlen);
 sys:
 	snprintf(err, errlen, "%s: the passed descriptor: %s", name,
 	    strerror(errno));

@@ -23,17 +23,27 @@ struct loadgen;
  */
 #define LOADGEN_STAGE	64
 
-/* Values of an update_file (ts:value lines; the ts part is ignored).
- * 0, or -1 with "line N: ..." in err, which does not quote the file: its
- * path came from root or from stressd.conf, for a client that may not
- * be allowed to read it. */
-int	loadgen_read_values(const char *path, double **values, size_t *n,
-	    char *err, size_t errlen);
+/* The most a read of an update_file may hold at once (its text and 8
+ * bytes a line), and what that is, for the message ("the 96 MiB a run
+ * may use: ..."). */
+struct loadgen_bound {
+	uint64_t	 bytes;
+	const char	*why;
+};
+
+/* Values of an update_file (ts:value lines; the ts part is ignored),
+ * read under b (NULL: no bound but the file's 64 MiB).  0, or -1 with
+ * "line N: ..." in err, which does not quote the file: its path came from
+ * root or from stressd.conf, for a client that may not be allowed to read
+ * it. */
+int	loadgen_read_values(const char *path, const struct loadgen_bound *b,
+	    double **values, size_t *n, char *err, size_t errlen);
 /* The same from fd, a descriptor the client passed (closed here, however
  * it goes) and read from its start; name is the path it gave.  err may
  * quote a line: the client could read the file. */
-int	loadgen_read_values_fd(int fd, const char *name, double **values,
-	    size_t *n, char *err, size_t errlen);
+int	loadgen_read_values_fd(int fd, const char *name,
+	    const struct loadgen_bound *b, double **values, size_t *n,
+	    char *err, size_t errlen);
 
 /* Is file n a zero file (all its values 0)? */
 bool	loadgen_is_zero_file(const struct stress_params *p, uint32_t n);

@@ -111,6 +111,26 @@ static bool			 watchdog_held;
 /* How long the final replies (to wait and stop) may take to leave. */
 #define EXIT_FLUSH_SECONDS	2.0
 
+/* --memory-max SIZE into ov; 0, or -1 said on stderr.  The floor is
+ * checked here, not only by memcap_init: --check-config refuses what a
+ * start would. */
+static int
+parse_memory_max(const char *arg)
+{
+	char err[256];
+
+	if (memcap_parse_size(arg, &ov.memory_max) == -1) {
+		fprintf(stderr, "stressd: --memory-max: '%s' is not a size "
+		    "(bytes, or with K, M, G or T: 512M, 2G)\n", arg);
+		return -1;
+	}
+	if (memcap_check_floor(ov.memory_max, err, sizeof(err)) == -1) {
+		fprintf(stderr, "stressd: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 usage(FILE *fp)
 {
@@ -340,12 +360,8 @@ parse_options(int argc, char *argv[], bool *check)
 			break;
 		}
 		case 'M':
-			if (memcap_parse_size(optarg, &ov.memory_max) == -1) {
-				fprintf(stderr, "stressd: --memory-max: '%s' is "
-				    "not a size (bytes, or with K, M, G or T: "
-				    "512M, 2G)\n", optarg);
+			if (parse_memory_max(optarg) == -1)
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);

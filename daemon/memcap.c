@@ -76,6 +76,33 @@ memcap_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* bytes in the unit they were likely given in: "63 MiB", "64 KiB",
+ * "67108863 bytes". */
+static void
+size_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes % (1024 * 1024) == 0)
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(bytes >> 20));
+	else if (bytes % 1024 == 0)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes >> 10));
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+}
+
+int
+memcap_check_floor(uint64_t bytes, char *err, size_t len)
+{
+	char have[48];
+
+	if (bytes >= MEMCAP_FLOOR)
+		return 0;
+	size_text(bytes, have, sizeof(have));
+	snprintf(err, len, "--memory-max: %s is below the %.0f MiB stressd "
+	    "needs for itself; give at least %lluM", have,
+	    (double)MEMCAP_FLOOR / MIB, (unsigned long long)(MEMCAP_FLOOR >> 20));
+	return -1;
+}
+
 /* Does the list (comma-, blank- or newline-separated) hold word? */
 static bool
 has_word(const char *list, const char *word)
@@ -252,6 +279,36 @@ memcap_clamp_available(uint64_t avail)
 	    avail;
 }
 
+uint64_t
+memcap_held(void)
+{
+	char buf[128];
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (read_text("/proc/self/statm", buf, sizeof(buf)) == -1 ||
+	    sscanf(buf, "%llu %llu", &size, &resident) != 2 || page <= 0)
+		return 0;
+	return (uint64_t)resident * (uint64_t)page;
+}
+
+bool
+memcap_room(uint64_t *room, char *why, size_t len)
+{
+	char src[PATH_MAX + 128];
+	uint64_t limit, held = memcap_held(), keep;
+
+	if (!memcap_effective(&limit, src, sizeof(src)))
+		return false;
+	keep = held > MEMCAP_FLOOR ? held : MEMCAP_FLOOR;
+	*room = limit > keep ? limit - keep : 0;
+	snprintf(why, len, "the %.0f MiB a run may use: the memory cap of %.0f "
+	    "MiB (%s) less the %.0f MiB stressd %s", (double)*room / MIB,
+	    (double)limit / MIB, src, (double)keep / MIB, held > MEMCAP_FLOOR ?
+	    "holds now" : "keeps for itself");
+	return true;
+}
+
 int
 memcap_check_queue(uint64_t *queue_mib, bool given, char *err, size_t len)
 {
@@ -363,13 +420,8 @@ preflight(uint64_t bytes, struct where *w, char *err, size_t len)
 {
 	char path[PATH_MAX + 64], buf[256];
 
-	if (bytes < MEMCAP_FLOOR) {
-		snprintf(err, len, "--memory-max: %.6g MiB is below the %.0f MiB "
-		    "stressd needs for itself; give at least %lluM",
-		    (double)bytes / MIB, (double)MEMCAP_FLOOR / MIB,
-		    (unsigned long long)(MEMCAP_FLOOR >> 20));
+	if (memcap_check_floor(bytes, err, len) == -1)
 		return -1;
-	}
 	find_cgroup(w);
 	if (getenv("INVOCATION_ID") != NULL || w->service) {
 		snprintf(err, len, "--memory-max: stressd runs as a systemd "

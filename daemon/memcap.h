@@ -33,6 +33,10 @@ void	memcap_set_paths(const char *cgroupfs, const char *proc_cgroup);
  * is no size or is 0 or does not fit in 63 bits.
  */
 int	memcap_parse_size(const char *s, uint64_t *out);
+/* bytes as --memory-max: at least MEMCAP_FLOOR.  0, or -1 with a
+ * sentence naming --memory-max: the one check of the option, made as it
+ * is parsed, so that --check-config refuses what a start would. */
+int	memcap_check_floor(uint64_t bytes, char *err, size_t errlen);
 
 /*
  * Put the daemon in a new cgroup capped at bytes (call before any thread
@@ -59,6 +63,17 @@ bool	memcap_effective(uint64_t *limit, char *source, size_t len);
 json_object	*memcap_json(void);
 /* Memory the page cache may use: min(avail, the cap); avail without one. */
 uint64_t	memcap_clamp_available(uint64_t avail);
+
+/* The daemon's resident memory now (/proc/self/statm), 0 if unknown. */
+uint64_t	memcap_held(void);
+/*
+ * What a run may hold under the cap in force: the cap less what stressd
+ * keeps for itself, MEMCAP_FLOOR or what it holds now if more.  true with
+ * *room and, in why, the phrase messages give it ("the 96 MiB a run may
+ * use: the memory cap of 160 MiB (SOURCE) less the 64 MiB stressd keeps
+ * for itself"); false: no cap.
+ */
+bool	memcap_room(uint64_t *room, char *why, size_t len);
 
 /*
  * A run's queue_memory_max (MiB, 0 = unbounded) under the cap: it must

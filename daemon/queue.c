@@ -172,6 +172,12 @@ queue_iter_next(struct queue_iter *it, double *v)
 
 /* ------------------------------------------------------------ setup */
 
+size_t
+queue_file_bytes(void)
+{
+	return sizeof(struct qfile);
+}
+
 struct queue *
 queue_create(const struct queue_config *cfg)
 {

@@ -112,6 +112,9 @@ struct queue_iter {
 typedef double (*queue_value_fn)(void *ctx, uint32_t file, uint64_t k);
 
 struct queue	*queue_create(const struct queue_config *cfg);
+/* What the queue holds for each file, pending values apart (those count
+ * in memory_max): the per-file part of a run's memory. */
+size_t		 queue_file_bytes(void);
 void		 queue_destroy(struct queue *q);
 
 /* Before the load starts: where a file's timestamps begin and whether it

@@ -353,10 +353,14 @@ request_check_start(json_object *args, const struct config *cfg,
 		err->field = field;
 		knobs_free(&a->params);
 	}
-	/* Under a memory cap the queue must leave the daemon its floor. */
+	/* Under a memory cap the queue must leave the daemon its floor; a
+	 * default one may be lowered again beside the run's other needs
+	 * (memneed.h, at its setup). */
+	a->params.queue_memory_fit = !json_object_object_get_ex(merged,
+	    "queue_memory_max", NULL);
 	if (rv == 0 && memcap_check_queue(&a->params.queue_memory_max,
-	    json_object_object_get_ex(merged, "queue_memory_max", NULL),
-	    err->message, PROTO_MAX_RUN_ERROR) == -1) {
+	    !a->params.queue_memory_fit, err->message,
+	    PROTO_MAX_RUN_ERROR) == -1) {
 		err->code = PROTO_ERR_BAD_ARGUMENT;
 		err->field = "queue_memory_max";
 		knobs_free(&a->params);

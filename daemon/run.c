@@ -8,11 +8,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>	/* malloc_trim */
+#endif
 
 #include "cpustat.h"
 #include "hist.h"
 #include "loadgen.h"
 #include "log.h"
+#include "memcap.h"
 #include "metricsrrd.h"
 #include "policy.h"
 #include "queue.h"
@@ -344,6 +348,24 @@ note_discards(struct run *r)
 	    (unsigned long long)r->final.creates_discarded);
 }
 
+/* What the run's threads freed sits in glibc's arenas (one per writer
+ * and generator): hand it back to the system, so the memory a run held
+ * is not kept by an idle daemon, nor counted against a cap. */
+static void
+give_back(struct run *r)
+{
+#ifdef __GLIBC__
+	uint64_t before = memcap_held();
+
+	malloc_trim(0);
+	log_debug("run %u: memory given back: resident %.1f MiB, was %.1f",
+	    r->id, (double)memcap_held() / 1048576.0,
+	    (double)before / 1048576.0);
+#else
+	(void)r;
+#endif
+}
+
 static void
 finish(struct run *r, enum run_state final)
 {
@@ -357,6 +379,12 @@ finish(struct run *r, enum run_state final)
 	}
 	writer_pool_join(r->wp);
 	r->wp = NULL;
+	/* No generator is left to replay the values: they go now, not when
+	 * the next run replaces this one (a 64 MiB update file's held 128
+	 * MiB between runs). */
+	free(r->replay);
+	r->replay = NULL;
+	r->nreplay = 0;
 	confine_dir_teardown(&r->dir);
 	if (r->cc.conn != NULL) {
 		r->cc.retry_at = 0;	/* the record's last word */
@@ -387,6 +415,7 @@ finish(struct run *r, enum run_state final)
 	    (unsigned long long)r->final.dropped,
 	    (unsigned long long)r->final.errors,
 	    r->reason[0] ? ": " : "", r->reason);
+	give_back(r);
 }
 
 /*

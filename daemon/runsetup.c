@@ -18,6 +18,7 @@
 #include "loadgen.h"
 #include "log.h"
 #include "memcap.h"
+#include "memneed.h"
 #include "metricsrrd.h"
 #include "mountinfo.h"
 #include "policy.h"
@@ -385,6 +386,48 @@ mem_available(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+/*
+ * The update file's values, if any, and what the run will hold beside
+ * them, checked first under a memory cap: a start the cap cannot hold is
+ * refused, not killed (memneed.h).  The file is the client's own
+ * descriptor, or a path root or stressd.conf gave (cmd-run.c decides
+ * which may be opened).
+ */
+static int
+read_values(struct run *r, const char **field, char *err, size_t errlen)
+{
+	int ufd = r->setup.update_fd, rc = 0;
+	struct memneed mn;
+	struct memneed_run need;
+	struct loadgen_bound ub;
+
+	memneed_init(&mn);
+	ub.bytes = mn.room;
+	ub.why = mn.why;
+	if (memneed_check_files(&mn, r->p.files, err, errlen) == -1) {
+		*field = "files";
+		return -1;	/* run_free closes ufd */
+	}
+	r->setup.update_fd = -1;
+	if (ufd != -1)
+		rc = loadgen_read_values_fd(ufd, r->p.update_file, mn.capped ?
+		    &ub : NULL, &r->replay, &r->nreplay, err, errlen);
+	else if (r->p.update_file[0] != '\0')
+		rc = loadgen_read_values(r->p.update_file, mn.capped ? &ub :
+		    NULL, &r->replay, &r->nreplay, err, errlen);
+	if (rc == -1) {
+		*field = "update_file";
+		return -1;
+	}
+	need.files = r->p.files;
+	need.nvalues = r->nreplay;
+	/* Without the queue the generators write, each with its batch. */
+	need.writers = r->p.use_queue ? r->p.write_threads : r->p.threads;
+	need.writer_bytes = writer_batch_bytes(&r->p);
+	return memneed_check_load(&mn, &need, &r->p.queue_memory_max,
+	    r->p.queue_memory_fit, field, err, errlen);
+}
+
 /* Everything before the writers start; runs in the setup thread. */
 static int
 setup(struct run *r, const char **field, char *err, size_t errlen)
@@ -397,22 +440,10 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	 * the directory; one on TCP may be on another host. */
 	bool local = cc_addr == NULL || cc_addr[0] == '/' ||
 	    strncmp(cc_addr, "unix:", 5) == 0;
+	int rc = 0;
 
-	/* The client's own descriptor, or a path root or stressd.conf
-	 * gave (cmd-run.c decides which may be opened). */
-	int ufd = r->setup.update_fd, rc = 0;
-
-	r->setup.update_fd = -1;
-	if (ufd != -1)
-		rc = loadgen_read_values_fd(ufd, r->p.update_file, &r->replay,
-		    &r->nreplay, err, errlen);
-	else if (r->p.update_file[0] != '\0')
-		rc = loadgen_read_values(r->p.update_file, &r->replay,
-		    &r->nreplay, err, errlen);
-	if (rc == -1) {
-		*field = "update_file";
+	if (read_values(r, field, err, errlen) == -1)
 		return -1;
-	}
 	if (cc_addr != NULL &&
 	    connect_rrdcached(r, cc_addr, field, err, errlen) == -1)
 		return -1;
@@ -489,6 +520,9 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	    == -1)
 		log_warnx("run %u: %s; a crash would leave its updates on disk "
 		    "uncounted", r->id, err);
+	free(r->base_last);	/* on disk now: 8 bytes a file the run need
+				   not hold */
+	r->base_last = NULL;
 	snprintf(r->metrics_path, sizeof(r->metrics_path), "%s/metrics.rrd",
 	    r->run_dir);
 	if (metricsrrd_create(r->metrics_path, r->start_wall, err, errlen) == 0)

@@ -160,6 +160,13 @@ writer_ctx_free(struct writer_ctx *w)
 	memset(w, 0, sizeof(*w));
 }
 
+uint64_t
+writer_batch_bytes(const struct stress_params *p)
+{
+	return (uint64_t)WRITER_MAX_VALUES_PER_CALL *
+	    (LINE_MAX_LEN(p->data_sources) + sizeof(char *));
+}
+
 static void
 ensure(struct writer_ctx *w, size_t nvalues)
 {

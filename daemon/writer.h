@@ -19,6 +19,10 @@
  * for one file in any run below a 10000-deep queue per file.
  */
 #define WRITER_MAX_VALUES_PER_CALL	10000
+/* The most one writer's batch buffers may hold (WRITER_MAX_VALUES_PER_CALL
+ * values of p's data sources, formatted, and their argv): a run's
+ * memory beside its queue (memneed.h). */
+uint64_t	writer_batch_bytes(const struct stress_params *p);
 /* --log-level debug: an update or fdatasync call slower than this is
  * logged, at most one line every WRITER_SLOW_LOG_S (the first at once). */
 #define WRITER_SLOW_CALL_MS		100

@@ -39,6 +39,24 @@ grep -q '^allowed_targets = ' "$TOP_SRCDIR/etc/stressd.conf" ||
 out=$("$STRESSD" --config "$G/full.conf" --socket /tmp/override.sock --check-config)
 grep -q '^socket = /tmp/override.sock$' <<<"$out" ||
     fail "--socket does not override the file: $(grep '^socket' <<<"$out")"
+# --memory-max below the floor: --check-config refuses it as a start does
+# (exit 2, the same message), and prints the smallest one it takes.
+for m in 63M 64K 67108863; do
+	rc=0
+	chk=$("$STRESSD" --config "$G/full.conf" --memory-max "$m" \
+	    --check-config 2>&1) || rc=$?
+	assert_eq "$rc" 2 "--check-config --memory-max $m: $chk"
+	rc=0
+	st=$(env -u INVOCATION_ID "$STRESSD" --config "$G/full.conf" \
+	    --socket "$T/mm.sock" --memory-max "$m" 2>&1) || rc=$?
+	assert_eq "$rc" 2 "stressd --memory-max $m: $st"
+	assert_eq "$chk" "$st" "--check-config and a start on --memory-max $m"
+	assert_contains "$chk" "--memory-max" "--check-config --memory-max $m"
+	[ ! -e "$T/mm.sock" ] || fail "stressd --memory-max $m made its socket"
+done
+out=$("$STRESSD" --config "$G/full.conf" --memory-max 64M --check-config)
+grep -q '^memory_max = 67108864$' <<<"$out" ||
+    fail "--memory-max 64M: $(grep '^memory_max' <<<"$out")"
 
 # ---- a daemon with allowed_dirs and profiles
 A=$T/allowed

@@ -227,6 +227,23 @@ ctlj() {
 	timeout -k 5 "$CTL_TIMEOUT" "$STRESSCTL" --socket "$SOCK" --json "$@"
 }
 
+# memcg_v1: for the tests of memory caps, which stressd makes as a child
+# of its cgroup v1 memory cgroup: skip without root, without a writable
+# one, or inside a systemd service's cgroup (stressd refuses to leave a
+# unit); sets CG, that cgroup's directory.
+memcg_v1() {
+	local line
+	[ "$(id -u)" -eq 0 ] || skip "needs root to make a cgroup"
+	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup) ||
+	    skip "no cgroup v1 memory controller"
+	CG=/sys/fs/cgroup/memory${line##*:}
+	CG=${CG%/}
+	[ -w "$CG" ] && [ -f "$CG/memory.limit_in_bytes" ] ||
+	    skip "the memory cgroup $CG is not writable here"
+	! grep -q '\.service/*$' /proc/self/cgroup ||
+	    skip "the test runs inside a systemd service's cgroup"
+}
+
 # asan_build: is stressd built with AddressSanitizer (--enable-sanitizers)?
 asan_build() {
 	ldd "$STRESSD" 2>/dev/null | grep -q libasan ||

@@ -19,17 +19,8 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root to make a cgroup"
+memcg_v1
 command -v cc >/dev/null || skip "no C compiler to build incore"
-MEMLINE=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup) ||
-    skip "no cgroup v1 memory controller"
-CG=/sys/fs/cgroup/memory${MEMLINE##*:}
-CG=${CG%/}
-[ -w "$CG" ] && [ -f "$CG/memory.limit_in_bytes" ] ||
-    skip "the memory cgroup $CG is not writable here"
-# stressd refuses to leave a unit; INVOCATION_ID is unset below.
-! grep -q '\.service/*$' /proc/self/cgroup ||
-    skip "the test runs inside a systemd service's cgroup"
 build_tool incore
 # The cap, and files of the default RRAs (282 KB each) that exceed it.
 # An AddressSanitizer build's shadow memory alone passes 96 MiB.

@@ -282,7 +282,7 @@ test_read_values(void **state)
 
 	(void)state;
 	fd = text_fd("1:5\n# c\n2:U\n3:7.5\n");
-	assert_int_equal(loadgen_read_values_fd(fd, "/v", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/v", NULL, &v, &n, err,
 	    sizeof(err)), 0);
 	assert_int_equal(n, 3);
 	assert_true(v[0] == 5 && isnan(v[1]) && v[2] == 7.5);
@@ -290,34 +290,84 @@ test_read_values(void **state)
 	assert_int_equal(fcntl(fd, F_GETFD), -1);	/* closed */
 
 	fd = text_fd("secret-line\n");
-	assert_int_equal(loadgen_read_values_fd(fd, "/v", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/v", NULL, &v, &n, err,
 	    sizeof(err)), -1);
 	assert_string_equal(err, "/v: line 1: expected ts:value, got "
 	    "'secret-line'");
 	assert_true((fd = mkstemp(path)) >= 0);
 	assert_int_equal(write(fd, "secret-line\n", 12), 12);
 	close(fd);
-	assert_int_equal(loadgen_read_values(path, &v, &n, err, sizeof(err)),
-	    -1);
+	assert_int_equal(loadgen_read_values(path, NULL, &v, &n, err,
+	    sizeof(err)), -1);
 	assert_null(strstr(err, "secret"));
 	assert_non_null(strstr(err, "line 1: expected ts:value"));
 	/* Open for writing only: refused (and closed), not read. */
 	assert_true((fd = open(path, O_WRONLY)) >= 0);
-	assert_int_equal(loadgen_read_values_fd(fd, "/w", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/w", NULL, &v, &n, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "not open for reading"));
 	assert_int_equal(fcntl(fd, F_GETFD), -1);
 	assert_true((fd = open(path, O_PATH)) >= 0);
-	assert_int_equal(loadgen_read_values_fd(fd, "/p", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/p", NULL, &v, &n, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "not open for reading"));
 	unlink(path);
 	/* Not a regular file. */
 	assert_true((fd = open("/dev/null", O_RDONLY)) >= 0);
-	assert_int_equal(loadgen_read_values_fd(fd, "/n", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/n", NULL, &v, &n, err,
 	    sizeof(err)), -1);
 	assert_non_null(strstr(err, "not a regular file"));
 	assert_int_equal(fcntl(fd, F_GETFD), -1);
+}
+
+/* Under a bound (the room a memory cap leaves): the text and 8 bytes a
+ * line must fit, or the read is refused with the numbers; its size alone
+ * refuses it before anything is read.  The values are exactly its lines'
+ * (a comment counts as a line). */
+static void
+test_read_values_bound(void **state)
+{
+	struct loadgen_bound b = { 36, "the room" };
+	char err[512];
+	double *v = NULL;
+	size_t n;
+	int fd;
+
+	(void)state;
+	/* 12 bytes, 3 lines: 12 + 3 * 8 = 36 bytes */
+	fd = text_fd("1:1\n2:2\n3:3\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/b", &b, &v, &n, err,
+	    sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 1 && v[2] == 3);
+	free(v);
+	b.bytes = 35;
+	fd = text_fd("1:1\n2:2\n3:3\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/b", &b, &v, &n, err,
+	    sizeof(err)), -1);
+	assert_null(v);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);	/* closed */
+	assert_string_equal(err, "/b: 12 bytes of 3 lines need about 0 MiB to "
+	    "read (the file and 8 bytes a value), above the room");
+	b.bytes = 11;
+	fd = text_fd("1:1\n2:2\n3:3\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/b", &b, &v, &n, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "/b: its 12 bytes alone are above the room");
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	/* An unfinished last line is a line: 7 + 2 * 8 = 23 bytes */
+	b.bytes = 22;
+	fd = text_fd("1:1\n2:2");
+	assert_int_equal(loadgen_read_values_fd(fd, "/u", &b, &v, &n, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "7 bytes of 2 lines"));
+	b.bytes = 1000;
+	fd = text_fd("# c\n\n1:4\n");
+	assert_int_equal(loadgen_read_values_fd(fd, "/c", &b, &v, &n, err,
+	    sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(v[0] == 4);
+	free(v);
 }
 
 /* The client owns a passed file and can grow it after stressd looked at
@@ -352,7 +402,7 @@ test_read_values_grown(void **state)
 	(void)state;
 	fd = text_fd("1:5\n2:6\n");
 	grow_fd = fd;
-	assert_int_equal(loadgen_read_values_fd(fd, "/g", &v, &n, err,
+	assert_int_equal(loadgen_read_values_fd(fd, "/g", NULL, &v, &n, err,
 	    sizeof(err)), -1);
 	assert_int_equal(grow_fd, -1);		/* the wrap ran */
 	assert_null(v);
@@ -368,6 +418,7 @@ main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_read_values),
 		cmocka_unit_test(test_read_values_grown),
+		cmocka_unit_test(test_read_values_bound),
 		cmocka_unit_test(test_pacing),
 		cmocka_unit_test(test_round_robin),
 		cmocka_unit_test(test_offered_hook),

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "memcap.h"
+#include "memneed.h"
 #include "tmpdir.h"
 
 #define MIB	(1024ULL * 1024)
@@ -364,6 +365,71 @@ test_queue(void **state)
 	assert_int_equal(memcap_check_queue(&q, true, err, sizeof(err)), 0);
 }
 
+/* What a run may hold under a 160 MiB cap, and its needs against it:
+ * the file table, the update file's values, the writers' batches, the
+ * queue's bound (lowered when it is the default, refused when given). */
+static void
+test_needs(void **state)
+{
+	struct fake *f = *state;
+	struct memneed m;
+	/* 4 Mi values (32 MiB), 10 files, 2 writers of 1 MiB batches */
+	struct memneed_run r = { 10, 4 << 20, 2, MIB };
+	const char *field = NULL;
+	char err[1024];
+	uint64_t q, held = memcap_held(), keep;
+
+	fake_v1(f, "167772160");
+	keep = held > MEMCAP_FLOOR ? held : MEMCAP_FLOOR;
+	assert_true(held > 0);
+	memneed_init(&m);
+	assert_true(m.capped);
+	assert_true(m.room == 160 * MIB - keep);
+	assert_non_null(strstr(m.why, "the memory cap of 160 MiB"));
+	assert_int_equal(memneed_file_bytes(), 80);
+	assert_int_equal(memneed_check_files(&m, 10000, err, sizeof(err)), 0);
+	assert_int_equal(memneed_check_files(&m, 10000000, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "files 10000000: the file table needs "
+	    "about 763 MiB (80 bytes a file)"));
+	assert_non_null(strstr(err, "160 MiB"));
+	q = 256;	/* the default: what the rest leaves */
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), 0);
+	assert_true(q == (m.room - 34 * MIB - 800) >> 20);
+	q = 80;
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), -1);
+	assert_string_equal(field, "queue_memory_max");
+	assert_non_null(strstr(err, "queue_memory_max 80 MiB"));
+	assert_non_null(strstr(err, "4194304 values (32 MiB"));
+	assert_non_null(strstr(err, "2 writers (2 MiB at most)"));
+	q = 0;
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "unbounded"));
+	/* The rest leaves no MiB for the queue: the largest part is named. */
+	r.files = (m.room - 34 * MIB - 65536) / 80;
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), -1);
+	assert_string_equal(field, "files");
+	r.files = 10;
+	r.writers = 1024;
+	assert_int_equal(memneed_check_load(&m, &r, &q, true, &field, err,
+	    sizeof(err)), -1);
+	assert_string_equal(field, "write_threads");
+	/* No cap: nothing is refused, nothing lowered. */
+	fake_v1(f, HUGE_V1);
+	memneed_init(&m);
+	assert_false(m.capped);
+	assert_int_equal(memneed_check_files(&m, 10000000, err, sizeof(err)),
+	    0);
+	q = 0;
+	assert_int_equal(memneed_check_load(&m, &r, &q, false, &field, err,
+	    sizeof(err)), 0);
+	assert_true(q == 0);
+}
+
 int
 main(void)
 {
@@ -380,6 +446,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_init_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_needs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
