@@ -31,7 +31,9 @@ awk -v n="$N" -v state="$STATE/runs" '
 			close(f)
 		}
 	}' "$STATE/runs/1/report.json"
-start_daemon
+# Recovery and the index read all 20,000 records before the socket is
+# served: seconds here, far more under ASan on a busy CI runner.
+READY_TIMEOUT=120 start_daemon
 log "$(grep -o 'runs: .* indexed .*' "$DLOG" | tail -n 1)"
 
 # ---- paging
