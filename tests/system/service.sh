@@ -122,6 +122,9 @@ if [ "$fresh" = 1 ]; then
 	phase "apt-get install (README's first set-up packages, systemd)"
 fi
 rm -rf "$ROOT/root/stressd"
+# A reused root starts with no runs: a file an earlier tree made would be
+# reused by the kif run, and checked as if this tree had made it.
+[ "$fresh" = 1 ] || rm -rf "$ROOT/srv/rrd-stress" "$ROOT/var/lib/stressd"
 git clone -q "$top" "$ROOT/root/stressd"
 log "clone of $(git -C "$top" log --oneline -1)"
 
