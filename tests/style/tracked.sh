@@ -7,7 +7,9 @@
 set -u
 top=${TOP_SRCDIR:-$(dirname "$0")/../..}
 cd "$top" || exit 99
-command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1 ||
+# (A tarball unpacked inside a clone, as distcheck does, is no clone.)
+command -v git >/dev/null &&
+    [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ] ||
     { echo "SKIP: tracked: not a git clone"; exit 77; }
 known='.gitignore HACKING.md Makefile.am README.md configure.ac'
 bad=0
