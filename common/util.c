@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -113,4 +114,26 @@ util_tmp_commit(FILE *fp, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+long
+util_proc_status(const char *key, int base)
+{
+	char line[256], *end;
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *fp = fopen("/proc/self/status", "re");
+
+	if (fp == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			errno = 0;
+			v = strtol(line + klen + 1, &end, base);
+			if (errno != 0 || end == line + klen + 1 || v < 0)
+				v = -1;
+			break;
+		}
+	fclose(fp);
+	return v;
 }

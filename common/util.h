@@ -28,4 +28,8 @@ int	util_tmp_commit(FILE *fp, const char *path);
 /* mkdir -p with the given mode; 0 or -1 with errno set. */
 int	util_mkdir_p(const char *path, unsigned mode);
 
+/* The number after "key:" in /proc/self/status, read in base (Umask is
+ * octal, Seccomp decimal); -1 when there is none. */
+long	util_proc_status(const char *key, int base);
+
 #endif

@@ -9,14 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "confine.h"
+#include "util.h"
 
 enum { MODE_UNKNOWN, MODE_OPENAT2, MODE_WALK };
 
 static atomic_int	mode = MODE_UNKNOWN;
+static atomic_int	probe_errno;	/* why openat2 failed: the walk */
 static atomic_bool	forced_walk;
 
 static int
@@ -33,8 +36,10 @@ sys_openat2(int dirfd, const char *path, int flags, mode_t m,
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }
 
-/* openat2, unless the kernel lacks it (ENOSYS) or a seccomp filter
- * refuses it (EPERM): asked once with a call that cannot fail otherwise. */
+/* openat2, unless the kernel lacks it or a seccomp filter refuses it
+ * (ENOSYS under systemd's RestrictSUIDSGID=yes, EPERM under a
+ * SystemCallFilter= without it): asked once with a call that cannot fail
+ * otherwise. */
 static int
 current_mode(void)
 {
@@ -49,6 +54,8 @@ current_mode(void)
 	m = fd >= 0 ? MODE_OPENAT2 : MODE_WALK;
 	if (fd >= 0)
 		close(fd);
+	else
+		atomic_store(&probe_errno, errno);
 	atomic_store(&mode, m);
 	return m;
 }
@@ -63,6 +70,59 @@ bool
 confine_uses_openat2(void)
 {
 	return current_mode() == MODE_OPENAT2;
+}
+
+/* Linux 5.6 brought openat2; a release that does not parse is taken to
+ * have it. */
+static bool
+release_has_openat2(const char *release)
+{
+	unsigned maj, min;
+
+	if (sscanf(release, "%u.%u", &maj, &min) != 2)
+		return true;
+	return maj > 5 || (maj == 5 && min >= 6);
+}
+
+void
+confine_walk_why(int err, const char *release, int seccomp, char *buf,
+    size_t len)
+{
+	const char *name = err == ENOSYS ? "ENOSYS" : err == EPERM ? "EPERM" :
+	    err == EACCES ? "EACCES" : strerror(err);
+
+	/* Both a filter and an old kernel say ENOSYS: the release tells. */
+	if (err == ENOSYS && !release_has_openat2(release))
+		snprintf(buf, len, "Linux %s has no openat2", release);
+	else if (seccomp == 2)
+		snprintf(buf, len, "a seccomp filter refuses openat2 with %s "
+		    "on Linux %s, which has it: systemd's RestrictSUIDSGID=yes "
+		    "refuses every openat2, whose mode it cannot inspect", name,
+		    release);
+	else
+		snprintf(buf, len, "openat2 fails with %s on Linux %s", name,
+		    release);
+}
+
+void
+confine_method(char *buf, size_t len)
+{
+	struct utsname u;
+	char why[320];
+
+	if (atomic_load(&forced_walk))
+		snprintf(buf, len, "an O_NOFOLLOW walk (forced by a test)");
+	else if (current_mode() == MODE_OPENAT2)
+		snprintf(buf, len, "openat2 (RESOLVE_BENEATH | "
+		    "RESOLVE_NO_SYMLINKS)");
+	else {
+		if (uname(&u) == -1)
+			snprintf(u.release, sizeof(u.release), "?");
+		/* Seccomp: 2 is a filter (seccomp(2)'s SECCOMP_MODE_FILTER). */
+		confine_walk_why(atomic_load(&probe_errno), u.release,
+		    (int)util_proc_status("Seccomp", 10), why, sizeof(why));
+		snprintf(buf, len, "an O_NOFOLLOW walk (%s)", why);
+	}
 }
 
 /*

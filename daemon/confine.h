@@ -4,7 +4,8 @@
  * may be a symbolic link or "..", so a name cannot lead out of the
  * directory however the tree changes around it: openat2(2) with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, a walk
- * of O_NOFOLLOW opens where it does not (chosen once, at the first call).
+ * of O_NOFOLLOW opens where it does not or a seccomp filter refuses it
+ * (chosen once, at the first call): the same refusals either way.
  * librrd takes names, not descriptors: it is given /proc/self/fd/N paths.
  */
 #ifndef STRESSD_CONFINE_H
@@ -50,8 +51,18 @@ void	confine_unname(char *msg, size_t len, const char *fdpath,
 /* Test hook: true forces the O_NOFOLLOW walk, false the automatic
  * choice again. */
 void	confine_force_walk(bool on);
-/* Is openat2 in use (the kernel has it and nothing forces the walk)? */
+/* Is openat2 in use (the kernel has it, no seccomp filter refuses it and
+ * nothing forces the walk)? */
 bool	confine_uses_openat2(void);
+/* Which way names are resolved, and why the walk when it is the walk:
+ * "openat2 (...)" or "an O_NOFOLLOW walk (<confine_walk_why>)". */
+void	confine_method(char *buf, size_t len);
+/* Why openat2 failed with errno err, on kernel release (uname -r), in
+ * seccomp mode (/proc/self/status: 2 a filter): an old kernel, a filter
+ * (systemd's RestrictSUIDSGID=yes refuses every openat2 with ENOSYS), or
+ * neither. */
+void	confine_walk_why(int err, const char *release, int seccomp,
+	    char *buf, size_t len);
 
 /*
  * A run's directory held for the whole run, and beside its files a

@@ -50,6 +50,7 @@ metricsrrd_create(const char *path, time_t start, char *err, size_t errlen)
 		rrdfile_error(path, err, errlen);
 		return -1;
 	}
+	rrdfile_set_mode(path);
 	return 0;
 }
 

@@ -1,14 +1,50 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <rrd.h>
 
 #include "confine.h"
 #include "rrdfile.h"
+#include "util.h"
+
+static pthread_once_t	mode_once = PTHREAD_ONCE_INIT;
+static long		new_mode = -1;	/* 0666 less the umask; -1 unknown */
+
+/* Read once, as /proc/self/status shows it: umask(2) only reads by
+ * setting, which would change it under the other threads' creates. */
+static void
+mode_init(void)
+{
+	long mask = util_proc_status("Umask", 8);
+
+	if (mask >= 0)
+		new_mode = 0666 & ~mask;
+}
+
+void
+rrdfile_set_mode(const char *path)
+{
+	int fd;
+
+	pthread_once(&mode_once, mode_init);
+	if (new_mode < 0)
+		return;
+	/* Made a moment ago by librrd, in a directory only we write (the
+	 * run's staging one, or the record's): O_NOFOLLOW all the same. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	/* A filesystem without modes (vfat) keeps its own: no error. */
+	(void)fchmod(fd, (mode_t)new_mode);
+	close(fd);
+}
 
 int
 rrdfile_name(const struct stress_params *p, uint32_t n, char *buf, size_t len)
@@ -326,8 +362,10 @@ rrdfile_create(const struct stress_params *p, const char *path,
 	/* librrd 1.7.2 returns 0 when renaming its temporary file to path
 	 * fails ("Cannot rename temporary file to final file!"), with no
 	 * file made: the message, set during this call, tells. */
-	if (rc == 0 && *msg == '\0')
+	if (rc == 0 && *msg == '\0') {
+		rrdfile_set_mode(path);
 		return 0;
+	}
 	/* A create's ENOENT (or none) may be its cleanup's: diagnose_dir. */
 	if (e == ENOENT || e == 0) {
 		k = diagnose_dir(path, file_size(p), why, sizeof(why));

@@ -63,6 +63,12 @@ int	rrdfile_last(const char *path, time_t *last, char *err,
 	    size_t errlen);
 /* librrd's last error of this thread, naming path, into err; cleared. */
 void	rrdfile_error(const char *path, char *err, size_t errlen);
+/* Give the file librrd just made at path the mode any other file gets,
+ * 0666 less the process's umask: librrd 1.7.2 makes it 0644 whatever the
+ * umask (mkstemp, then a fixed chmod), which under UMask=0027 would let
+ * everyone read what the unit keeps to the group.  rrdfile_create does
+ * it; quietly nothing when the umask cannot be read. */
+void	rrdfile_set_mode(const char *path);
 /* The same for a failed rrd_update_r of path, classified: saved_errno is
  * errno right after the call (cleared before it). */
 enum rrdfile_kind rrdfile_update_error(const char *path, int saved_errno,

@@ -219,7 +219,7 @@ fail:
 static int
 make_dirs(struct run *r, const char **field, char *err, size_t errlen)
 {
-	char name[64];
+	char name[64], how[400];
 	int fd;
 
 	if ((r->dir.fd = policy_dir_open(r->allowed, r->p.dir, err,
@@ -227,10 +227,9 @@ make_dirs(struct run *r, const char **field, char *err, size_t errlen)
 		*field = "dir";
 		return -1;
 	}
+	confine_method(how, sizeof(how));
 	log_info("run %u: dir %s held open; its files are reached beneath "
-	    "it with %s", r->id, r->p.dir, confine_uses_openat2() ? "openat2 "
-	    "(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)" : "an O_NOFOLLOW walk "
-	    "(the kernel has no openat2)");
+	    "it with %s", r->id, r->p.dir, how);
 	/* A real file, since access(2) says yes to root on a read-only
 	 * directory. */
 	snprintf(name, sizeof(name), ".stressd-write-test-%ld", (long)getpid());

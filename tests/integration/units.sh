@@ -23,6 +23,16 @@ grep -q "^ExecStart=$sbindir/stressd" "$D$unitdir/stressd.service" ||
 grep -q '^ListenStream=/run/stressd/stressd.sock$' "$D$unitdir/stressd.socket" ||
     fail "socket unit: ListenStream"
 grep -q '^SocketMode=0660$' "$D$unitdir/stressd.socket" || fail "socket unit: mode"
+# README: the socket is root:stressd.  systemd chowns the content of a
+# RuntimeDirectory= to User= at each start: none may hold the socket.
+! grep '^SocketUser=' "$D$unitdir/stressd.socket" ||
+    fail "socket unit: a SocketUser= (README: the socket is root's)"
+for d in $(sed -n 's/^RuntimeDirectory=//p' "$D$unitdir/stressd.service"); do
+	case /run/stressd/stressd.sock in
+	"/run/$d/"*) fail "RuntimeDirectory=$d holds the socket: systemd" \
+	    "would chown it to stressd at each start" ;;
+	esac
+done
 
 if command -v systemd-analyze >/dev/null; then
 	# The units as installed, with the binary path rebased into DESTDIR

@@ -7,6 +7,11 @@
 # the README's service commands run as written, then
 #  - `stressctl start --profile kif` succeeds and its files land in
 #    /srv/rrd-stress/kif as user stressd; stopped, its record is whole;
+#  - what README says of the service holds: the socket is root:stressd
+#    0660 (after the first start and after a restart), the run's RRD
+#    files, metrics.rrd and records are 0640 and their directories 0750
+#    (UMask=0027), and the journal gives the true reason for the
+#    O_NOFOLLOW walk (RestrictSUIDSGID='s filter, on a kernel with openat2);
 #  - a user added to group stressd (as the README says) runs the quick
 #    profile to its end and reads its report;
 #  - /srv/rrd-stress made again after the service started: the error
@@ -117,6 +122,9 @@ if [ "$fresh" = 1 ]; then
 	phase "apt-get install (README's first set-up packages, systemd)"
 fi
 rm -rf "$ROOT/root/stressd"
+# A reused root starts with no runs: a file an earlier tree made would be
+# reused by the kif run, and checked as if this tree had made it.
+[ "$fresh" = 1 ] || rm -rf "$ROOT/srv/rrd-stress" "$ROOT/var/lib/stressd"
 git clone -q "$top" "$ROOT/root/stressd"
 log "clone of $(git -C "$top" log --oneline -1)"
 
@@ -147,6 +155,15 @@ ct() {
 	nsenter -t "$C" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	    HOME=/root LANG=C.UTF-8 bash -c "cd /root/stressd && $1"
 }
+# systemctl reaches PID 1 by /run/systemd/private (no D-Bus in a minbase
+# root), which systemd makes a moment after it starts: before that,
+# is-system-running says "Failed to connect to bus" at once, --wait or not.
+until ct 'test -S /run/systemd/private'; do
+	kill -0 "$NSPAWN_PID" 2>/dev/null ||
+	    skip "systemd-nspawn exited: $(tail -5 "$ROOT.console")"
+	[ "$SECONDS" -lt "$deadline" ] || skip "no /run/systemd/private"
+	sleep 0.2
+done
 state=$(ct "timeout $BOOT_TIMEOUT systemctl is-system-running --wait" ||
     true)
 case $state in
@@ -184,6 +201,29 @@ until [ "$(jin '.updates_completed' 'stressctl --json stats')" -ge 1000 ]; do
 	sleep 2
 done
 phase "kif: start to 1000 updates"
+# README: the socket is root:stressd 0660 once the service has started
+# (systemd chowns a RuntimeDirectory='s content to User= at each start);
+# RRD files are 0640 under UMask=0027 (librrd 1.7.2 makes them 0644
+# whatever the umask); the journal names the true reason for the walk.
+sock=$(ct 'stat -c %U:%G:%a /run/stressd/stressd.sock')
+[ "$sock" = root:stressd:660 ] || fail "the socket is $sock, not root:stressd:660"
+bad=$(ct 'find /srv/rrd-stress/kif -name "*.rrd" ! -perm 0640 \
+    -printf "%m %p\n" | head -n 3')
+[ -z "$bad" ] || fail "kif RRD files not 0640: $bad"
+how=$(ct 'journalctl -b -u stressd.service --no-pager -o cat |
+    grep -m 1 "held open; its files are reached beneath"')
+log "journal: $how"
+# RestrictSUIDSGID=yes refuses every openat2 (ENOSYS): a walk, always.
+IFS=. read -r kmaj kmin _ < <(uname -r)
+if [ "$kmaj" -gt 5 ] || { [ "$kmaj" -eq 5 ] && [ "$kmin" -ge 6 ]; }; then
+	want="seccomp filter refuses openat2 with ENOSYS"
+else
+	want="has no openat2"
+fi
+case $how in
+*"O_NOFOLLOW walk"*"$want"*) ;;
+*) fail "the journal does not say '$want': $how" ;;
+esac
 owner=$(ct 'stat -c %U:%G /srv/rrd-stress/kif; find /srv/rrd-stress/kif \
     -name "*.rrd" ! -user stressd | head -n 3')
 [ "$owner" = stressd:stressd ] || fail "kif files not stressd's: $owner"
@@ -200,6 +240,11 @@ case $rec in
 "# run $id stopped"*) ;;
 *) fail "kif run $id: stress.log ends: $rec" ;;
 esac
+# Records 0640, directories 0750 (UMask=0027), metrics.rrd included.
+bad=$(ct "find /var/lib/stressd/runs/$id /srv/rrd-stress/kif \\( \\( \
+    -type f ! -perm 0640 \\) -o \\( -type d ! -perm 0750 \\) \\) \
+    -printf '%m %p\\n' | head -n 5")
+[ -z "$bad" ] || fail "run $id: not 0640 (files) or 0750 (dirs): $bad"
 f=$(ct 'find /srv/rrd-stress/kif -name "*.rrd" | head -n 1')
 ct "rrdtool lastupdate $f" >/dev/null || fail "rrdtool cannot read $f"
 phase "kif: stop, wait, record"
@@ -245,5 +290,8 @@ ct 'systemctl restart stressd.service'
 out=$(ct 'stressctl start --profile kif 2>&1') ||
     fail "after the restart: $out"
 ct 'stressctl stop >/dev/null && stressctl wait >/dev/null'
+sock=$(ct 'stat -c %U:%G:%a /run/stressd/stressd.sock')
+[ "$sock" = root:stressd:660 ] ||
+    fail "after a restart, the socket is $sock, not root:stressd:660"
 phase "directory made after the start: hint, restart"
 log "ok"

@@ -307,6 +307,43 @@ test_names(void **state)
 	assert_string_equal(msg, "/a/very/long/name/b");
 }
 
+/* Why the walk: an ENOSYS from a filter is not an old kernel's. */
+static void
+test_walk_why(void **state)
+{
+	char why[320], how[400];
+
+	(void)state;
+	confine_walk_why(ENOSYS, "5.4.0-150-generic", 0, why, sizeof(why));
+	assert_string_equal(why, "Linux 5.4.0-150-generic has no openat2");
+	/* Under a filter, a kernel before 5.6 still has none. */
+	confine_walk_why(ENOSYS, "5.5.19", 2, why, sizeof(why));
+	assert_string_equal(why, "Linux 5.5.19 has no openat2");
+	confine_walk_why(ENOSYS, "6.1.0-18-amd64", 2, why, sizeof(why));
+	assert_string_equal(why, "a seccomp filter refuses openat2 with ENOSYS "
+	    "on Linux 6.1.0-18-amd64, which has it: systemd's "
+	    "RestrictSUIDSGID=yes refuses every openat2, whose mode it cannot "
+	    "inspect");
+	confine_walk_why(EPERM, "5.6.0", 2, why, sizeof(why));
+	assert_non_null(strstr(why, "refuses openat2 with EPERM on Linux "
+	    "5.6.0, which has it"));
+	/* No filter, a kernel that has it: say only what failed. */
+	confine_walk_why(ENOSYS, "6.1.0", 0, why, sizeof(why));
+	assert_string_equal(why, "openat2 fails with ENOSYS on Linux 6.1.0");
+	confine_walk_why(EINVAL, "weird", 0, why, sizeof(why));
+	assert_string_equal(why, "openat2 fails with Invalid argument on Linux "
+	    "weird");
+	confine_walk_why(ENOSYS, "6.1.0", 2, why, 20);
+	assert_int_equal(strlen(why), 19);
+	confine_force_walk(true);
+	confine_method(how, sizeof(how));
+	assert_string_equal(how, "an O_NOFOLLOW walk (forced by a test)");
+	confine_force_walk(false);
+	confine_method(how, sizeof(how));
+	assert_true(strncmp(how, confine_uses_openat2() ? "openat2 (" :
+	    "an O_NOFOLLOW walk (", 9) == 0);
+}
+
 #define BOTH(t)	cmocka_unit_test_prestate_setup_teardown(t, setup, \
 	teardown, NULL), cmocka_unit_test_prestate_setup_teardown(t, setup, \
 	teardown, (void *)1)
@@ -325,6 +362,7 @@ main(void)
 		BOTH(test_mode),
 		cmocka_unit_test_prestate_setup_teardown(test_names, setup,
 		    teardown, NULL),
+		cmocka_unit_test(test_walk_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
