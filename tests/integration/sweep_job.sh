@@ -88,6 +88,12 @@ m=$(curl -sf "$URL/metrics")
 assert_contains "$m" "stressd_sweep_active 1" "/metrics: active"
 assert_contains "$m" "stressd_sweep_runs_planned{sweep=\"$SID\",sweep_id=\"$SWID\"" \
     "/metrics: the sweep"
+# STATUS= follows the daemon's own tick, a moment after status does.
+for _ in $(seq 50); do
+	grep -aq "STATUS=sweep $SID: run 2/4 (dir 2/2 $T/b)" "$T/notify.out" &&
+	    break
+	sleep 0.1
+done
 grep -aq "STATUS=sweep $SID: run 2/4 (dir 2/2 $T/b)" "$T/notify.out" ||
     fail "no sweep STATUS line: $(tr '\0' '\n' <"$T/notify.out" | tail -3)"
 # The record is there from its first run on, rewritten as runs end.
