@@ -4,6 +4,7 @@
 #include <sys/time.h>
 #include <event2/event.h>
 
+#include "fdreserve.h"
 #include "job.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -29,6 +30,9 @@ static struct {
 	char		 refusal[PROTO_MAX_RUN_ERROR];	/* the last one */
 	char		 refusal_field[64];
 	const char	*refusal_code;	/* PROTO_ERR_* */
+	/* The pending run's threads, for its descriptor reserve. */
+	unsigned	 write_threads, threads;
+	bool		 use_queue;
 } d;
 
 static void
@@ -148,6 +152,9 @@ lifecycle_prepare(const struct stress_params *p, int update_fd)
 		return -1;
 	}
 	d.pending = run_prepare(d.next_id, d.state_dir, d.cfg, p, update_fd);
+	d.write_threads = (unsigned)p->write_threads;
+	d.threads = (unsigned)p->threads;
+	d.use_queue = p->use_queue;
 	return d.pending != NULL ? 0 : -1;
 }
 
@@ -180,7 +187,15 @@ launch_pending(void)
 		d.cancel_pending = false;
 		goto refused;
 	}
+	/* Its writers' descriptors before any writer starts. */
+	if (fdreserve_take(d.write_threads, d.threads, d.use_queue,
+	    &d.refusal_code, &field, d.refusal, sizeof(d.refusal)) == -1) {
+		snprintf(d.refusal_field, sizeof(d.refusal_field), "%s", field);
+		log_warnx("run %u refused: %s", d.next_id, d.refusal);
+		goto refused;
+	}
 	if (run_launch(r, &field, err, sizeof(err)) == -1) {
+		fdreserve_release();
 		snprintf(d.refusal, sizeof(d.refusal), "%s", err);
 		/* Copied: the field may be the freed run's. */
 		snprintf(d.refusal_field, sizeof(d.refusal_field), "%s",
@@ -214,6 +229,7 @@ lifecycle_tick(void)
 		event_del(d.sample_ev);
 		/* Its report.json is final: the index's copy of it. */
 		runsindex_reload(d.state_dir, run_id(d.run));
+		fdreserve_release();	/* its threads are joined */
 		job_run_event(JOB_RUN_ENDED);
 	}
 	job_tick();

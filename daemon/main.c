@@ -16,7 +16,7 @@
 #include "conffile.h"
 #include "control.h"
 #include "exposition.h"
-#include "fdbudget.h"
+#include "fdreserve.h"
 #include "job.h"
 #include "jobrun.h"
 #include "lifecycle.h"
@@ -385,33 +385,6 @@ parse_options(int argc, char *argv[], bool *check)
 	return -1;
 }
 
-/*
- * Raise the descriptor limit and share it out: the writers' and engine's
- * reserve is what no client may take, so a flood of connections never
- * fails a write (fdbudget.h has the formula).
- */
-static void
-budget_descriptors(void)
-{
-	struct control_limits cl;
-	struct fdbudget b;
-	unsigned limit = fdbudget_raise_limit();
-
-	if (fdbudget_split(limit, &b) == -1)
-		fatalx("a descriptor limit of %u is too small (at least 16)",
-		    limit);
-	cl.max_clients = b.control;
-	cl.privileged = b.privileged;
-	cl.per_uid = b.per_uid;
-	cl.idle_s = client_idle_s;
-	control_set_limits(&cl);
-	prom_set_limits(b.metrics, PROM_DEADLINE_S);
-	log_info("descriptors: limit %u; %u kept for writers and the engine, "
-	    "%u for /metrics, %u for control clients (%u of them for root, "
-	    "%u at most per other uid)", b.limit, b.reserve, b.metrics,
-	    b.control, b.privileged, b.per_uid);
-}
-
 /* The summaries runs lists, read once here, before the loop serves
  * anyone (as recovery reads the records), so that no request reads them
  * (issue 22). */
@@ -498,7 +471,11 @@ main(int argc, char *argv[])
 		atexit(memcap_teardown);	/* fatalx's exit too */
 	}
 	signal(SIGPIPE, SIG_IGN);
-	budget_descriptors();
+	/* The writers' and engine's reserve is what no client may take, so
+	 * a flood of connections never fails a write (fdbudget.h). */
+	if (fdreserve_init(client_idle_s, PROM_DEADLINE_S, err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
 	evthread_use_pthreads();
 	if ((base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
