@@ -283,7 +283,7 @@ graph_one(const struct records_ctx *ctx, FILE *out)
 	}
 	/* A capacity search: its steps' queue against the offered rate. */
 	if (capview_is_record(g.rep)) {
-		rc = capgraph_draw(ctx, &g.rep, 1, out, NULL);
+		rc = capgraph_draw(ctx, &g.rep, 1, out);
 		goto fail;
 	}
 	if ((rc = graph_span(ctx, run, &g)) != CTL_EXIT_OK)

@@ -13,7 +13,7 @@ names=(- helpers views commands table)
 layer() {
 	case $1 in
 	fmt|jpath|columns|kv|termsafe|suggest|client|\
-	recparse|runrec|statsrec|caprec|sweeprec) echo 1;;
+	recparse|runrec|statsrec|caprec|sweeprec|gnuplot) echo 1;;
 	records|verdicts|capview|capline|capgraph|graph|overlay|compare-view|\
 	rank|headline|statsview|replyview|runsview) echo 2;;
 	ctl|options|call|follow|cmd-*) echo 3;;
