@@ -556,15 +556,27 @@ capview_step_line_rec(const struct caprec *rec, const struct caprec_step *s,
 	const char *phase = s->phase, *st = s->state;
 	char *rate = capview_rate(s->rate), *qa, *lat;
 
+	char *dir, *line;
+
 	qa = num(s->f.queue_avg, "%.2f");
-	lat = num(s->f.latency_p99_ms, "%.1f");
-	fprintf(f, "dir %.0f/%zu  step %" PRId64 "  %-6s %8s/s  %-11s  queue "
-	    "avg %s  latency p99 %s ms%s%s%s\n", (double)s->dir_index + 1,
-	    rec->ndirs, s->n, phase ? phase : "-", rate, s->kept_up < 0 ?
-	    "cannot tell" : s->kept_up ? "kept up" : "fell behind", qa, lat,
+	/* Whole milliseconds from 100 on: the line stays in 80 columns. */
+	lat = num(s->f.latency_p99_ms, s->f.latency_p99_ms >= 100 ? "%.0f" :
+	    "%.1f");
+	dir = fmt_xprintf("dir %.0f/%zu  ", (double)s->dir_index + 1,
+	    rec->ndirs);
+	line = fmt_xprintf("step %" PRId64 "  %-6s %7s/s  %-11s  queue avg "
+	    "%s  lat p99 %s ms%s%s%s", s->n, phase ? phase : "-", rate,
+	    s->kept_up < 0 ? "cannot tell" : s->kept_up ? "kept up" :
+	    "fell behind", qa, lat,
 	    s->cpu_limited == 1 ? "  [CPU-limited]" : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? "  " : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? st : "");
+	/* Past the width, the rest goes under the step, not off screen. */
+	fputs(dir, f);
+	columns_wrap(f, line, columns_width(dir));
+	putc('\n', f);
+	free(dir);
+	free(line);
 	free(rate);
 	free(qa);
 	free(lat);

@@ -187,13 +187,12 @@ line_fit(const char *text, size_t room)
 	return fit;
 }
 
-/* text from column at on, wrapped at blanks so no line passes out_width;
- * the lines after the first start at column at, or, when fewer than
- * COLUMNS_MIN_WRAP columns are left there, every line starts at column
- * COLUMNS_HANG on a line of its own.  A word longer than a line stands
- * alone. */
-static void
-put_wrapped(FILE *f, const char *text, size_t at)
+/* See columns.h.  The lines after the first start at column at, or,
+ * when fewer than COLUMNS_MIN_WRAP columns are left there, every line
+ * starts at column COLUMNS_HANG on a line of its own.  A word longer
+ * than a line stands alone. */
+void
+columns_wrap(FILE *f, const char *text, size_t at)
 {
 	size_t cont = at, room;
 	bool first = true;
@@ -267,7 +266,7 @@ print_row(const struct columns *t, const struct crow *r, const size_t *w,
 		if (k > 0)
 			fputs("  ", f);
 		if (k == last && (t->align[c] == 'l' || (flags & COLUMNS_FREE)))
-			put_wrapped(f, text, start + in);
+			columns_wrap(f, text, start + in);
 		else if (flags & COLUMNS_FREE)
 			fputs(text, f);
 		else if (t->align[c] == 'r') {

@@ -51,6 +51,9 @@ size_t		 columns_get_width(void);
  * $COLUMNS if it is a number from 40, else COLUMNS_DEFAULT_WIDTH. */
 size_t		 columns_out_width(int fd);
 #define COLUMNS_DEFAULT_WIDTH	80
+/* text on f from column at on, wrapped at blanks so no line passes the
+ * width set (no newline after the last line). */
+void		 columns_wrap(FILE *f, const char *text, size_t at);
 /* A last column wrapped into fewer than this many columns starts on a
  * line of its own at column COLUMNS_HANG instead. */
 #define COLUMNS_MIN_WRAP	24
