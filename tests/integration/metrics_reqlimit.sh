@@ -11,17 +11,24 @@ LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
 start_metrics_daemon
 
-req=$'HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n'
-reqs=
-for i in $(seq 101); do reqs+=$req; done
-exec {c}<>"/dev/tcp/127.0.0.1/$port"
-printf '%s' "$reqs" >&"$c"
-rc=0
-timeout 5 cat <&"$c" >"$T/replies" || rc=$?
-exec {c}>&-
-n=$(grep -c '^HTTP/1.1 200 ' "$T/replies" || true)
-closes=$(grep -ci '^Connection: close' "$T/replies" || true)
-log "101 requests on one connection: $n replies, $closes with Connection: close, cat exit $rc"
+# pipeline N SECONDS: N HEADs at once on one connection; the replies in
+# $T/replies, read until the daemon closes it or SECONDS pass; sets n
+# (replies), closes (those with Connection: close) and rc (124: still
+# open).
+pipeline() {
+	local req=$'HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n' reqs= c
+	for _ in $(seq "$1"); do reqs+=$req; done
+	exec {c}<>"/dev/tcp/127.0.0.1/$port"
+	printf '%s' "$reqs" >&"$c"
+	rc=0
+	timeout "$2" cat <&"$c" >"$T/replies" || rc=$?
+	exec {c}>&-
+	n=$(grep -c '^HTTP/1.1 200 ' "$T/replies" || true)
+	closes=$(grep -ci '^Connection: close' "$T/replies" || true)
+	log "$1 requests on one connection: $n replies, $closes with Connection: close, cat exit $rc"
+}
+
+pipeline 101 5
 assert_eq "$n" 100 "replies to 101 requests on one connection"
 assert_eq "$closes" 1 "replies with Connection: close"
 # The close is on the 100th: the last reply's head.
@@ -30,15 +37,9 @@ tail -n 5 "$T/replies" | grep -qi '^Connection: close' ||
 assert_eq "$rc" 0 "the connection closed after the 100th reply (124: still open)"
 
 # Below the limit a connection stays open: 99 requests, no close.
-reqs=
-for i in $(seq 99); do reqs+=$req; done
-exec {c}<>"/dev/tcp/127.0.0.1/$port"
-printf '%s' "$reqs" >&"$c"
-rc=0
-timeout 2 cat <&"$c" >"$T/replies" || rc=$?
-exec {c}>&-
-assert_eq "$(grep -c '^HTTP/1.1 200 ' "$T/replies" || true)" 99 "replies to 99 requests"
-assert_eq "$(grep -ci '^Connection: close' "$T/replies" || true)" 0 "closes below the limit"
+pipeline 99 2
+assert_eq "$n" 99 "replies to 99 requests"
+assert_eq "$closes" 0 "closes below the limit"
 assert_eq "$rc" 124 "the connection still open after 99 replies"
 curl -sf --max-time 2 "$URL/metrics" -o /dev/null || fail "no scrape afterwards"
 assert_alive "metrics request limit"
