@@ -50,14 +50,14 @@ attack() {
 		exec 3>&-
 	done
 }
-for i in $(seq 64); do
+for _ in $(seq 64); do
 	attack &
 	HELPER_PIDS+=("$!")
 done
 sleep 2	# the cap is full
 
 ok=0
-for i in $(seq 20); do
+for _ in $(seq 20); do
 	scrape && ok=$((ok + 1))
 	sleep 0.5
 done
@@ -69,13 +69,14 @@ HELPER_PIDS=()
 sleep 0.5	# their connections are gone
 
 # --- who gives way: served idle, then the oldest partial, then empty
+empty='' served='' first='' fd=''	# set by open_conn
 open_conn empty
 open_conn served $'HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n'
 while IFS= read -r -t 5 -u "$served" line && [ "$line" != $'\r' ]; do :; done
 [ "${line:-}" = $'\r' ] || fail "no reply to the kept-alive HEAD"
 open_conn first "$PARTIAL"
 held=()
-for i in $(seq 61); do
+for _ in $(seq 61); do
 	open_conn fd "$PARTIAL"
 	held+=("$fd")
 done

@@ -16,7 +16,7 @@ start_metrics_daemon
 # (replies), closes (those with Connection: close) and rc (124: still
 # open).
 pipeline() {
-	local req=$'HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n' reqs= c
+	local req=$'HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n' reqs='' c
 	for _ in $(seq "$1"); do reqs+=$req; done
 	exec {c}<>"/dev/tcp/127.0.0.1/$port"
 	printf '%s' "$reqs" >&"$c"
