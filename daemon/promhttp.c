@@ -74,6 +74,8 @@ prom_connections(void)
 static void
 conn_free(struct hconn *c)
 {
+	evutil_socket_t fd;
+
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -81,7 +83,14 @@ conn_free(struct hconn *c)
 	if (c->next != NULL)
 		c->next->prev = c->prev;
 	event_free(c->deadline);
+	/* Closed here, not by the bufferevent: libevent defers that close to
+	 * the next turn of the loop, and one turn of the listener accepts (and
+	 * evicts for) every connection queued, so a flood at the cap would hold
+	 * a descriptor for each until the turn ends. */
+	fd = bufferevent_getfd(c->bev);
 	bufferevent_free(c->bev);
+	if (fd != -1)
+		close(fd);
 	free(c);
 	nconns--;
 }
@@ -402,8 +411,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->deadline = evtimer_new(hbase, on_deadline, c)) == NULL ||
-	    (c->bev = bufferevent_socket_new(hbase, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+	    (c->bev = bufferevent_socket_new(hbase, fd, 0)) == NULL) {
 		if (c != NULL && c->deadline != NULL)
 			event_free(c->deadline);
 		free(c);
