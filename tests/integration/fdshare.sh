@@ -65,7 +65,7 @@ unflood() {
 	local pid
 	for pid in "${HELPER_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+		{ wait "$pid"; } 2>/dev/null || true
 	done
 	HELPER_PIDS=()
 	rm -f "$T"/flood.*
