@@ -1,6 +1,7 @@
 /* Who may hold how many control connections: a cap on them all, a part
  * of it only root and the daemon's own uid may take, and a share no other
  * uid may pass, so one uid's flood cannot lock root (or anyone) out.
+ * It counts beside them the descriptors each uid passes (fdqueue.c).
  * control.c asks before it takes a client and tells when one leaves. */
 #ifndef STRESSD_CLIENTCAP_H
 #define STRESSD_CLIENTCAP_H
