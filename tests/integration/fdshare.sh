@@ -80,7 +80,7 @@ legit_start() {
 	    rc=$?
 	assert_eq "$rc" 0 "$1: the member's start --update-file ($out)"
 	s=$(wait_run)
-	assert_eq "$(jget "$s" state)" done "$1: the member's run"
+	assert_eq "$(jget "$s" state)" "done" "$1: the member's run"
 	assert_eq "$(rrd_sum "$(rrd_scan "$2" 4)")" 12 "$1: updates on disk"
 }
 printf '946710300:5\n946710600:0\n946710900:7.5\n' >"$T/mine.txt"
