@@ -564,6 +564,8 @@ run_sample(struct run *r)
 		return;
 	run_snapshot(r, &c);
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
+	r->prev_sample = r->last_sample;
+	r->last_sample = c;
 	if (r->cc.conn != NULL) {
 		if (runflush_poll(r) == 0)
 			rq = r->cc.latest.queue_length;

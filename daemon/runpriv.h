@@ -114,7 +114,9 @@ struct run {
 	bool			 failed;	/* ends failed, with reason */
 	bool			 launched;
 	uint64_t		 generated;	/* final, once ended */
-	struct queue_counters	 last;		/* window of "current" rates */
+	/* The "current" rates' window: the latest sample interval, the same
+	 * for every client (a stats call moves nothing). */
+	struct queue_counters	 prev_sample, last_sample;
 	struct queue_counters	 final;		/* frozen at the end */
 	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
 

@@ -304,15 +304,14 @@ run_stats_json(struct run *r)
 		c = r->final;
 		generated = r->generated;
 	}
-	if (c.taken_at > r->last.taken_at)
-		stats_rates_window(&r->last, &c, &cur);
+	if (r->last_sample.taken_at > r->prev_sample.taken_at)
+		stats_rates_window(&r->prev_sample, &r->last_sample, &cur);
 	else
 		memset(&cur, 0, sizeof(cur));
 	/* A run that ended is measured to its last write, not to the tick
 	 * that noticed the end. */
 	stats_rates_overall(&c, run_active(r) || c.last_done == 0 ?
 	    c.taken_at : c.last_done, &all);
-	r->last = c;
 	o = stats_to_json(&c, &cur, &all);
 	add_run_keys(o, r, c.taken_at, generated);
 	add_error_keys(o, r, true);
