@@ -16,6 +16,7 @@
 #include "confine.h"
 #include "cpustat.h"
 #include "evict.h"
+#include "latwin.h"
 #include "mountinfo.h"
 #include "proto.h"
 #include "queue.h"
@@ -49,6 +50,10 @@ struct run_latency {
 	pthread_mutex_t		 mu;
 	struct hist		*e2p, *call, *e2p_copy, *call_copy;
 	struct hist		*fsync, *fsync_copy;	/* sync=data */
+	/* e2p as of the samples, for the latency since a moment (the
+	 * verdict's steady window); win_copy its scratch */
+	struct latwin		 win;
+	struct hist		*win_copy;
 	uint64_t		 fsync_failed;
 };
 
