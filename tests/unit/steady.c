@@ -54,6 +54,21 @@ series(double len, double dt, double (*f)(double, size_t))
 	return n;
 }
 
+/* The load [0, len] of f sampled every dt s over 300 files: not steady,
+ * for why, asking for need s; the result in *s. */
+static size_t
+not_steady(double len, double dt, double (*f)(double, size_t),
+    enum steady_why why, double need, struct steady *s)
+{
+	size_t n = series(len, dt, f);
+
+	steady_find(pts, n, 0, len, dt, 300, s);
+	assert_false(s->found);
+	assert_int_equal(s->why_not, why);
+	assert_true(s->need_s == need);
+	return n;
+}
+
 static void
 test_range_trend(void **state)
 {
@@ -107,15 +122,12 @@ test_fill_then_plateau(void **state)
 static void
 test_still_filling(void **state)
 {
-	size_t n = series(60, 0.5, grow);
 	struct steady s;
+	size_t n;
 
 	(void)state;
-	steady_find(pts, n, 0, 60, 0.5, 300, &s);
-	assert_false(s.found);
-	assert_int_equal(s.why_not, STEADY_FILLING);
+	n = not_steady(60, 0.5, grow, STEADY_FILLING, 80, &s);
 	assert_string_equal(steady_why_name(s.why_not), "filling");
-	assert_true(s.need_s == 80);
 	/* the load phase's own start counts: [10, 70] */
 	for (size_t i = 0; i < n; i++)
 		pts[i].t += 10;
@@ -130,27 +142,20 @@ test_still_filling(void **state)
 static void
 test_emptying(void **state)
 {
-	size_t n = series(100, 0.5, empty);
 	struct steady s;
 
 	(void)state;
-	steady_find(pts, n, 0, 100, 0.5, 300, &s);
-	assert_false(s.found);
-	assert_int_equal(s.why_not, STEADY_EMPTYING);
+	not_steady(100, 0.5, empty, STEADY_EMPTYING, 134, &s);
 	assert_string_equal(steady_why_name(s.why_not), "emptying");
-	assert_true(s.need_s == 134);
 }
 
 static void
 test_noisy(void **state)
 {
-	size_t n = series(40, 0.5, wild);
 	struct steady s;
 
 	(void)state;
-	steady_find(pts, n, 0, 40, 0.5, 300, &s);
-	assert_false(s.found);
-	assert_int_equal(s.why_not, STEADY_NOISY);
+	not_steady(40, 0.5, wild, STEADY_NOISY, 60, &s);
 	/* the interval holds 0 (no sure trend) and passes the tolerance */
 	assert_true(s.line.slope - STEADY_T * s.line.se <= 0);
 	assert_true(s.line.slope + STEADY_T * s.line.se >= 0);
@@ -161,15 +166,13 @@ test_noisy(void **state)
 static void
 test_short(void **state)
 {
-	size_t n = series(10, 0.5, line);
 	struct steady s;
+	size_t n;
 
 	(void)state;
-	steady_find(pts, n, 0, 10, 0.5, 300, &s);
-	assert_false(s.found);
-	assert_int_equal(s.why_not, STEADY_SHORT);
+	/* 120 samples of 0.5 s */
+	n = not_steady(10, 0.5, line, STEADY_SHORT, 60, &s);
 	assert_int_equal(s.samples, 0);
-	assert_true(s.need_s == 60);	/* 120 samples of 0.5 s */
 	/* no load phase at all */
 	steady_find(pts, n, 5, 5, 0.5, 300, &s);
 	assert_int_equal(s.why_not, STEADY_SHORT);
