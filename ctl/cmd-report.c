@@ -155,6 +155,38 @@ print_dist(const struct runrec_depth *d, const char *key, const char *title,
 		records_histogram_buckets(d->buckets, d->nbuckets, 2);
 }
 
+/* significant_ops_pending: the original write-up's Average: and
+ * Histogram:, from stress.log's blocks as its one-liner reads them, then
+ * the timed samples' figures, labelled so; a record made before the
+ * blocks were kept has the samples' alone. */
+static void
+print_sig(const struct runrec *r)
+{
+	const struct runrec_depth *b = &r->slog_sig, *s = &r->sig;
+
+	if (!b->has) {
+		print_dist(s, "significant_ops_pending",
+		    "Significant operations pending", true);
+		return;
+	}
+	printf("Significant operations pending (significant_ops_pending)\n"
+	    "  stress.log, %" PRId64 " blocks (the original write-up's "
+	    "figures):\n", b->samples);
+	if (isnan(b->average))
+		printf("  Average: -\n");
+	else
+		printf("  Average: %.2f\n", b->average);
+	printf("  Histogram:\n");
+	if (b->nbuckets > 0)
+		records_histogram_buckets(b->buckets, b->nbuckets, 2);
+	if (isnan(s->average))
+		printf("  timed samples (%" PRId64 "): average -\n", s->samples);
+	else
+		printf("  timed samples (%" PRId64 ", every %g s): average "
+		    "%.2f\n", s->samples, r->sample_interval_s, s->average);
+	print_percentiles(s, 2);
+}
+
 /* A target rrdcached's queue beside ours, and what it did in the run. */
 static void
 print_rrdcached(const struct runrec_rrdcached *rc)
@@ -363,8 +395,8 @@ print_throughput(const struct runrec *r)
 	/* The original stresser's wording, so old notes still compare. */
 	a = recparse_number_text(&tp->since_first_update, "%.2f");
 	b = recparse_number_text(&tp->all_time, "%.2f");
-	printf("Throughput\n  %s updates/sec avg since first update, %s "
-	    "updates/sec avg for all time\n", a, b);
+	printf("Throughput\n  %s updates/sec avg since first update,\n"
+	    "  %s updates/sec avg for all time\n", a, b);
 	free(a);
 	free(b);
 	a = recparse_number_text(&tp->creates_per_s, "%.2f");
@@ -421,8 +453,7 @@ report_text(const struct runrec *r)
 	print_throughput(r);
 
 	putchar('\n');
-	print_dist(&r->sig, "significant_ops_pending",
-	    "Significant operations pending", true);
+	print_sig(r);
 	putchar('\n');
 	print_dist(&r->total, "total_operations_pending",
 	    "Total operations pending", false);

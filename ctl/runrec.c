@@ -208,10 +208,16 @@ parse_top(struct recparse *p, json_object *o, struct runrec *r)
 	recparse_at(p, "%s", "");
 	if (!recparse_obj(p, o, "queue_depth", OPT, &x))
 		return false;
-	return parse_depth(p, x, "queue_depth", "significant_ops_pending",
-	    &r->sig) &&
-	    parse_depth(p, x, "queue_depth", "total_operations_pending",
-	    &r->total);
+	if (!parse_depth(p, x, "queue_depth", "significant_ops_pending",
+	    &r->sig) ||
+	    !parse_depth(p, x, "queue_depth", "total_operations_pending",
+	    &r->total))
+		return false;
+	recparse_at(p, "%s", "");
+	if (!recparse_obj(p, o, "stress_log", OPT, &x))
+		return false;
+	return parse_depth(p, x, "stress_log", "significant_ops_pending",
+	    &r->slog_sig);
 }
 
 /* Members of o (at its path at) into the numbers of a table. */
@@ -441,6 +447,7 @@ runrec_free(struct runrec *r)
 	json_object_put(r->json);
 	free(r->warnings);
 	free(r->sig.buckets);
+	free(r->slog_sig.buckets);
 	free(r->total.buckets);
 	free(r->rrdcached.queue.buckets);
 	free(r->errors.first_messages);

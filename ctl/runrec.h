@@ -147,6 +147,9 @@ struct runrec {
 	struct recparse_number	 samples;
 	double			 sample_interval_s;
 	struct runrec_depth	 sig, total;	/* queue_depth's two */
+	/* stress_log: each block's significantOpsPending (has: false in
+	 * records made before it was kept) */
+	struct runrec_depth	 slog_sig;
 	bool			 has_recount;	/* recount.has */
 	struct runrec_recount	 recount;
 	struct runrec_counters	 counters;

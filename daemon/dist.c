@@ -135,11 +135,10 @@ entry_json(uint64_t value, uint64_t upper, uint64_t count, int bucketed)
 	return o;
 }
 
-json_object *
-dist_to_json(const struct dist *d)
+/* The summary members of dist_to_json, into o. */
+static void
+summary_json(json_object *o, const struct dist *d)
 {
-	json_object *o = json_object_new_object(), *h = json_object_new_array();
-
 	json_object_object_add(o, "samples",
 	    json_object_new_int64((int64_t)d->count));
 	json_object_object_add(o, "average",
@@ -152,25 +151,62 @@ dist_to_json(const struct dist *d)
 	    json_object_new_int64((int64_t)dist_percentile(d, 90)));
 	json_object_object_add(o, "p99",
 	    json_object_new_int64((int64_t)dist_percentile(d, 99)));
+}
+
+/* Buckets of width w from lo on, over the entries (which must each fall
+ * in one bucket); into h. */
+static void
+buckets_json(json_object *h, const struct dist *d, uint64_t lo, uint64_t w)
+{
+	size_t i = 0;
+
+	for (; i < d->n; lo += w) {
+		uint64_t hi = lo + w - 1, n = 0;
+
+		while (i < d->n && d->e[i].value <= hi)
+			n += d->e[i++].count;
+		if (n > 0)
+			json_object_array_add(h, entry_json(lo, hi, n, 1));
+	}
+}
+
+json_object *
+dist_to_json(const struct dist *d)
+{
+	json_object *o = json_object_new_object(), *h = json_object_new_array();
+
+	summary_json(o, d);
 	if (d->n <= DIST_REPORT_VALUES && d->shift == 0) {
 		for (size_t i = 0; i < d->n; i++)
 			json_object_array_add(h, entry_json(d->e[i].value, 0,
 			    d->e[i].count, 0));
-	} else {
+	} else
 		/* Equal-width buckets over [min, max]; the counts still sum
 		 * to the number of samples. */
-		uint64_t width = (d->max - d->min) / DIST_REPORT_VALUES + 1;
-		size_t i = 0;
+		buckets_json(h, d, d->min, (d->max - d->min) /
+		    DIST_REPORT_VALUES + 1);
+	json_object_object_add(o, "histogram", h);
+	return o;
+}
 
-		for (uint64_t lo = d->min; i < d->n; lo += width) {
-			uint64_t hi = lo + width - 1, n = 0;
+json_object *
+dist_to_json_exact(const struct dist *d, size_t max)
+{
+	json_object *o = json_object_new_object(), *h = json_object_new_array();
+	uint64_t w = 1;
 
-			while (i < d->n && d->e[i].value <= hi)
-				n += d->e[i++].count;
-			if (n > 0)
-				json_object_array_add(h, entry_json(lo, hi, n,
-				    1));
-		}
+	summary_json(o, d);
+	if (d->n <= max && d->shift == 0) {
+		for (size_t i = 0; i < d->n; i++)
+			json_object_array_add(h, entry_json(d->e[i].value, 0,
+			    d->e[i].count, 0));
+	} else {
+		/* A power of ten wide, aligned to its multiples: any coarser
+		 * grouping by 1, 2 or 5 times a larger power of ten stays
+		 * exact. */
+		while (w < UINT64_MAX / 10 && (d->max / w - d->min / w) >= max)
+			w *= 10;
+		buckets_json(h, d, d->min / w * w, w);
 	}
 	json_object_object_add(o, "histogram", h);
 	return o;

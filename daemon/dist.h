@@ -42,5 +42,12 @@ uint64_t	dist_percentile(const struct dist *d, double p);
  *  "histogram": [{"value": V, "count": N} ...]} with "upper" on each
  * entry when values are bucketed. */
 json_object	*dist_to_json(const struct dist *d);
+/* The same with every value's own entry while there are at most max
+ * distinct ones (past DIST_MAX_DISTINCT: the buckets the dist keeps),
+ * else entries a power of ten wide aligned to its multiples, so a view
+ * that groups them by a nice width (1, 2 or 5 times a power of ten at
+ * least ten times wider) counts each group exactly. */
+json_object	*dist_to_json_exact(const struct dist *d, size_t max);
+#define DIST_EXACT_VALUES	4096
 
 #endif

@@ -317,6 +317,16 @@ report_json(const struct report_input *in)
 	json_object_object_add(x, "total_operations_pending",
 	    dist_to_json(&in->sampler->total));
 	json_object_object_add(o, "queue_depth", x);
+	/* The original write-up's figures: what its one-liner computes from
+	 * stress.log (a value per block), beside the timed samples above. */
+	if (in->stresslog_sig != NULL) {
+		x = json_object_new_object();
+		json_object_object_add(x, "blocks", json_object_new_int64(
+		    (int64_t)in->stresslog_sig->count));
+		json_object_object_add(x, "significant_ops_pending",
+		    dist_to_json_exact(in->stresslog_sig, DIST_EXACT_VALUES));
+		json_object_object_add(o, "stress_log", x);
+	}
 
 	x = json_object_new_object();
 	json_object_object_add(x, "enqueue_to_persist",

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "cpustat.h"
+#include "dist.h"
 #include "evict.h"
 #include "hist.h"
 #include "knobs.h"
@@ -47,6 +48,8 @@ struct report_input {
 	time_t				 start_wall, end_wall;	/* end 0: running */
 	double				 start_mono, end_mono;	/* end: now */
 	const struct sampler		*sampler;
+	/* each stress.log block's significantOpsPending (NULL: unknown) */
+	const struct dist		*stresslog_sig;
 	const struct hist		*enqueue_to_persist, *update_call;
 	const struct hist		*fdatasync;	/* sync=data; NULL: none */
 	uint64_t			 fdatasync_failed;

@@ -403,7 +403,7 @@ finish(struct run *r, enum run_state final)
 		stresslog_block(r->sl, r->q);
 	stresslog_line(r->sl, "# run %u %s%s%s", r->id, run_state_name(final),
 	    r->reason[0] ? ": " : "", r->reason);
-	stresslog_close(r->sl);
+	stresslog_close(r->sl, &r->slog_sig);
 	r->sl = NULL;
 	queue_destroy(r->q);
 	r->q = NULL;
@@ -656,7 +656,8 @@ run_free(struct run *r)
 		writer_pool_join(r->wp);
 		queue_destroy(r->q);
 	}
-	stresslog_close(r->sl);
+	stresslog_close(r->sl, NULL);
+	dist_free(&r->slog_sig);
 	confine_dir_teardown(&r->dir);
 	policy_dirs_free(r->allowed);
 	knobs_free(&r->p);

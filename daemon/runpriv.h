@@ -123,6 +123,8 @@ struct run {
 	 * for every client (a stats call moves nothing). */
 	struct queue_counters	 prev_sample, last_sample;
 	struct queue_counters	 final;		/* frozen at the end */
+	struct dist		 slog_sig;	/* stress.log's blocks, once
+						   it is closed */
 	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
 
 	struct writer_hooks	 hooks;

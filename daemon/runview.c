@@ -18,6 +18,7 @@
 #include "runpriv.h"
 #include "sampler.h"
 #include "stats.h"
+#include "stresslog.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -114,13 +115,19 @@ verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
 	verdict_compute(&rv->in, &rv->v);
 }
 
-/* The record's inputs, from the live queue or the final numbers; c and
- * msgs are the caller's storage. */
+/* The record's inputs, from the live queue or the final numbers; c, msgs
+ * and slog (freed by the caller) are the caller's storage. */
 static void
 report_input_of(struct run *r, struct report_input *in,
-    struct queue_counters *c, const char **msgs, struct run_verdict *rv)
+    struct queue_counters *c, const char **msgs, struct run_verdict *rv,
+    struct dist *slog)
 {
 	memset(in, 0, sizeof(*in));
+	dist_init(slog);
+	if (r->sl == NULL)
+		in->stresslog_sig = &r->slog_sig;
+	else if (stresslog_sig_copy(r->sl, slog) == 0)
+		in->stresslog_sig = slog;
 	if (r->q != NULL && run_active(r)) {
 		run_snapshot(r, c);
 		in->generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
@@ -188,12 +195,14 @@ runview_write_report(struct run *r)
 	struct queue_counters c;
 	const char *msgs[RUN_ERRORS_KEPT];
 	struct run_verdict rv;
+	struct dist slog;
 	char err[1024];
 
-	report_input_of(r, &in, &c, msgs, &rv);
+	report_input_of(r, &in, &c, msgs, &rv, &slog);
 	if (report_write(r->run_dir, &in, err, sizeof(err)) == -1)
 		log_warnx("run %u: cannot write its record: %s", r->id, err);
 	free(rv.pts);
+	dist_free(&slog);
 	r->last_report = util_now();
 }
 
@@ -204,13 +213,15 @@ run_report_json(struct run *r)
 	struct queue_counters c;
 	const char *msgs[RUN_ERRORS_KEPT];
 	struct run_verdict rv;
+	struct dist slog;
 	json_object *o;
 
 	if (!r->launched)
 		return NULL;
-	report_input_of(r, &in, &c, msgs, &rv);
+	report_input_of(r, &in, &c, msgs, &rv, &slog);
 	o = report_json(&in);
 	free(rv.pts);
+	dist_free(&slog);
 	return o;
 }
 

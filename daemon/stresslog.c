@@ -13,6 +13,8 @@ struct stresslog {
 	char			*path;
 	double			run_start;
 	struct queue_counters	prev;
+	struct dist		sig;	/* each block's significantOpsPending */
+	const struct stats_counter *sig_counter;
 };
 
 /* One header line.  '=' in a value is written %3D (and '%' %25): a value
@@ -50,6 +52,12 @@ stresslog_open(const char *path, unsigned run_id,
 		return NULL;
 	}
 	pthread_mutex_init(&sl->mu, NULL);
+	dist_init(&sl->sig);
+	for (size_t i = 0; i < stats_ncounters; i++)
+		if (stats_counters[i].log_name != NULL &&
+		    strcmp(stats_counters[i].log_name,
+		    "significantOpsPending") == 0)
+			sl->sig_counter = &stats_counters[i];
 	sl->run_start = run_start;
 	sl->prev.taken_at = run_start;
 	fprintf(sl->fp, "# stressd run %u\n", run_id);
@@ -114,6 +122,8 @@ stresslog_block(struct stresslog *sl, struct queue *q)
 	    total > 0 ? c->updates_completed / total : 0);
 	qs_counters(sl->fp, 1, c, total);
 	qs_counters(sl->fp, 2, c, total);
+	if (sl->sig_counter != NULL)
+		dist_add(&sl->sig, stats_value(sl->sig_counter, c));
 	fprintf(sl->fp, "QS:\t, currentEnqueueRates=(%.2f/%.2f/%.2f), "
 	    "currentDequeueRate=(%.2f/%.2f/%.2f), currentItemDequeRate=%.2f, "
 	    "currentOpsPerUpdate=%.2f, currentPrcntSignificant=%.2f%%, "
@@ -164,13 +174,35 @@ stresslog_reopen(struct stresslog *sl)
 	return 0;
 }
 
+int
+stresslog_sig_copy(struct stresslog *sl, struct dist *out)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&sl->mu);
+	*out = sl->sig;
+	out->cap = out->n;
+	if ((out->e = malloc((out->n + 1) * sizeof(*out->e))) == NULL) {
+		dist_init(out);
+		rc = -1;
+	} else
+		memcpy(out->e, sl->sig.e, out->n * sizeof(*out->e));
+	pthread_mutex_unlock(&sl->mu);
+	return rc;
+}
+
 void
-stresslog_close(struct stresslog *sl)
+stresslog_close(struct stresslog *sl, struct dist *keep)
 {
 	if (sl == NULL)
 		return;
 	fclose(sl->fp);
 	free(sl->path);
+	if (keep != NULL) {
+		dist_free(keep);
+		*keep = sl->sig;
+	} else
+		dist_free(&sl->sig);
 	pthread_mutex_destroy(&sl->mu);
 	free(sl);
 }

@@ -6,6 +6,7 @@
 #ifndef STRESSD_STRESSLOG_H
 #define STRESSD_STRESSLOG_H
 
+#include "dist.h"
 #include "knobs.h"
 #include "queue.h"
 
@@ -23,6 +24,12 @@ void	stresslog_line(struct stresslog *sl, const char *fmt, ...)
  * go to the renamed file, lines after to the new one, none lost.  -1 with
  * errno when the path cannot be opened; the old file stays in use. */
 int	stresslog_reopen(struct stresslog *sl);
-void	stresslog_close(struct stresslog *sl);
+/* The significantOpsPending of every block written so far, as the
+ * original write-up's one-liner reads them back from the file (its
+ * Average: and Histogram:), copied into *out (dist_init'ed here; the
+ * caller frees it).  -1 when out of memory. */
+int	stresslog_sig_copy(struct stresslog *sl, struct dist *out);
+/* Close; keep, if not NULL, takes the blocks' distribution (as above). */
+void	stresslog_close(struct stresslog *sl, struct dist *keep);
 
 #endif

@@ -46,6 +46,7 @@ fits 80 "runs --all" runs --all
 fits 80 "report" report 1
 fits 80 "compare of 3" compare 1 2 3
 fits 80 "compare of 9" compare 1 2 3 4 5 6 7 8 9
+fits 80 "report of a fast run" report "$FIX/report-run.json"
 fits 80 "capacity record" report "$FIX/capacity-alpha.json"
 fits 80 "compare of capacity records" compare "$FIX/capacity-alpha.json" \
     "$FIX/capacity-beta.json"

@@ -161,6 +161,48 @@ test_bounded(void **state)
 	dist_free(&d);
 }
 
+/* dist_to_json_exact: every value while few, else power-of-ten buckets
+ * aligned to their multiples, the counts summing to the samples. */
+static void
+test_exact(void **state)
+{
+	struct dist d;
+	json_object *j, *h, *e;
+	int64_t sum = 0;
+
+	(void)state;
+	dist_init(&d);
+	for (uint64_t v = 0; v < 300; v++)
+		dist_add(&d, v * 7);
+	j = dist_to_json_exact(&d, 4096);
+	h = json_object_object_get(j, "histogram");
+	assert_int_equal(json_object_array_length(h), 300);
+	e = json_object_array_get_idx(h, 299);
+	assert_int_equal(json_object_get_int64(json_object_object_get(e,
+	    "value")), 299 * 7);
+	assert_null(json_object_object_get(e, "upper"));
+	json_object_put(j);
+	for (uint64_t v = 3; v < 20000; v += 3)
+		dist_add(&d, v * 5 + 1);	/* 6666 more, up to 99996 */
+	j = dist_to_json_exact(&d, 4096);
+	h = json_object_object_get(j, "histogram");
+	assert_true(json_object_array_length(h) <= 4096);
+	for (size_t i = 0; i < json_object_array_length(h); i++) {
+		int64_t lo, hi;
+
+		e = json_object_array_get_idx(h, i);
+		lo = json_object_get_int64(json_object_object_get(e, "value"));
+		hi = json_object_get_int64(json_object_object_get(e, "upper"));
+		assert_int_equal(lo % 100, 0);	/* 10^2 wide, aligned */
+		assert_int_equal(hi, lo + 99);
+		sum += json_object_get_int64(json_object_object_get(e,
+		    "count"));
+	}
+	assert_int_equal(sum, 300 + 6666);
+	json_object_put(j);
+	dist_free(&d);
+}
+
 int
 main(void)
 {
@@ -171,6 +213,7 @@ main(void)
 		cmocka_unit_test(test_tabulation),
 		cmocka_unit_test(test_wide_range),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

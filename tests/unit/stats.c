@@ -264,6 +264,7 @@ test_stresslog(void **state)
 	struct queue_config qc = { .files = 2 };
 	struct stress_params p;
 	struct stresslog *sl;
+	struct dist copy, kept = { .e = NULL };
 	struct queue *q;
 	char path[] = "/tmp/stats-log.XXXXXX", line[1024];
 	bool one_seen = false, two_seen = false;
@@ -281,7 +282,16 @@ test_stresslog(void **state)
 	close(fd);
 	assert_non_null(sl = stresslog_open(path, 1, &p, 0));
 	stresslog_block(sl, q);
-	stresslog_close(sl);
+	/* The block's significantOpsPending, as the one-liner reads it. */
+	assert_int_equal(stresslog_sig_copy(sl, &copy), 0);
+	assert_int_equal(copy.count, 1);
+	assert_int_equal(copy.max, 3);
+	dist_free(&copy);
+	stresslog_block(sl, q);
+	stresslog_close(sl, &kept);
+	assert_int_equal(kept.count, 2);
+	assert_true(dist_average(&kept) == 3.0);
+	dist_free(&kept);
 	assert_non_null(fp = fopen(path, "r"));
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		if (strncmp(line, "QS:\tt", 5) == 0) {
