@@ -164,7 +164,8 @@ start_step(void)
 	cap.preparing = true;
 	cap.last_judged = 0;
 	cap.ended_early = false;
-	run_set_capacity(pending, cap.id, cap.nsteps + 1, cap.cs.rate);
+	run_set_capacity(pending, cap.id, cap.nsteps + 1, cap.cs.rate,
+	    cap.o.settle, cap.o.precision_pct / 200);
 	log_info("capacity %u: step %d (%s) in %s at %.0f updates/s, run %u",
 	    cap.id, cap.nsteps + 1, capsearch_phase_name(cap.cs.phase),
 	    cap.o.dirs[cap.di], cap.cs.rate, cap.step_run);

@@ -132,9 +132,10 @@ struct cpustat;
 void		 run_step_cpu(const struct cpustat *from,
 		    const struct cpustat *to, double wall,
 		    const struct stress_params *p, struct run_step *f);
-/* Tag the record as step `step` of capacity search `id` at rate. */
+/* Tag the record as step `step` of capacity search `id` at rate, judged
+ * as run_step_figures does with settle_s and growth_share. */
 void		 run_set_capacity(struct run *r, unsigned id, int step,
-		    double rate);
+		    double rate, double settle_s, double growth_share);
 /* One line for the log and systemd status. */
 void		 run_summary(struct run *r, char *buf, size_t len);
 void		 run_free(struct run *r);

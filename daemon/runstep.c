@@ -94,7 +94,7 @@ run_step_figures(struct run *r, double settle_s, double rate,
 	struct verdict_input in;
 	struct steady_point *pts = NULL;
 	uint64_t generated;
-	double now, p99, share;
+	double now, p99;
 
 	memset(f, 0, sizeof(*f));
 	if (run_active(r)) {
@@ -110,16 +110,8 @@ run_step_figures(struct run *r, double settle_s, double rate,
 	p99 = runview_e2p_p99_ms(r->lat.e2p);
 	pthread_mutex_unlock(&r->lat.mu);
 	runview_verdict_input(r, &c, generated, p99, now, &in, &pts);
-	/* The settle is not judged: the step's queue forms in it.  Only
-	 * the trend skips it: generation is late or not from the start. */
-	in.settle_s = settle_s;
-	share = c.enqueued > 0 ? (double)c.significant_ops_enqueued /
-	    (double)c.enqueued : 1;
-	/* Growth under this share of what was offered: the storage wrote
-	 * all but that share of it. */
-	f->growth_bound_per_s = growth_share * rate * share;
-	in.growth_bound_per_s = f->growth_bound_per_s > 0 ?
-	    f->growth_bound_per_s : 1e-9;
+	runview_step_input(&c, settle_s, rate, growth_share, &in,
+	    &f->growth_bound_per_s);
 	verdict_compute(&in, v);
 	f->load_s = in.load_from_s >= 0 ? in.load_to_s - in.load_from_s : 0;
 	queue_of(&in, v->from_s, v->to_s, f);
@@ -131,9 +123,12 @@ run_step_figures(struct run *r, double settle_s, double rate,
 }
 
 void
-run_set_capacity(struct run *r, unsigned id, int step, double rate)
+run_set_capacity(struct run *r, unsigned id, int step, double rate,
+    double settle_s, double growth_share)
 {
 	r->cap_id = id;
 	r->cap_step = step;
 	r->cap_rate = rate;
+	r->cap_settle_s = settle_s;
+	r->cap_growth_share = growth_share;
 }

@@ -122,6 +122,12 @@ for d in 0 1; do
 	for id in $(jq ".steps[] | select(.dir_index == $d) | .run_id" "$F"); do
 		rep=$STATE/runs/$id/report.json
 		assert_eq "$(jq .capacity.id "$rep")" "$CID" "run $id: capacity.id"
+		# One rule, one wording: the step's record says what its
+		# search judged.
+		assert_eq "$(jq -c '[.verdict.rule, .verdict.kept_up,
+		    .verdict.reason]' "$rep")" "$(jq -c --argjson id "$id" \
+		    '.steps[] | select(.run_id == $id) | [1, .kept_up, .reason]' \
+		    "$F")" "run $id: its record's verdict is its step's"
 		sum=$((sum + $(jq .counters.updates_completed "$rep")))
 	done
 	dir=$(jq -r ".dirs[$d].dir" "$F")
