@@ -32,7 +32,7 @@
 /* watch: values the sparkline shows, and the progress bar's width. */
 #define WATCH_SPARK		40
 #define WATCH_BAR		40
-#define WATCH_LINES		5
+#define WATCH_LINES		6
 
 static volatile sig_atomic_t watch_interrupted;
 
@@ -67,6 +67,9 @@ struct watch_now {
 	bool		 sweeping;	/* it is a sweep */
 	int64_t		 search_id;	/* its id, when it does */
 	char		 search[256];	/* where it is; "" when none */
+	int		 kept_up;	/* the verdict so far: 1, 0, -1 */
+	bool		 has_verdict;	/* false: an older stressd */
+	size_t		 nwarnings;
 };
 
 /* stats' NAN (absent) counted as 0, as the view always has. */
@@ -126,6 +129,9 @@ watch_update(struct watch *w, const struct statsrec *st,
 	    z(st->discarded);
 	now->sig = z(st->significant_ops_pending);
 	now->total = z(st->total_operations_pending);
+	now->has_verdict = st->verdict.has;
+	now->kept_up = st->verdict.kept_up;
+	now->nwarnings = st->nwarnings;
 	watch_search(st, now);
 
 	/* A new run: what was seen belongs to the old one. */
@@ -214,6 +220,20 @@ term_cols(void)
 	return RECORDS_TEXT_WIDTH;
 }
 
+/* The verdict so far in words, sep between them ("kept up", or
+ * "kept_up" for the plain line). */
+static const char *
+verdict_word(const struct watch_now *now, char sep)
+{
+	if (!now->has_verdict)
+		return "-";
+	if (now->kept_up == 1)
+		return sep == ' ' ? "kept up" : "kept_up";
+	if (now->kept_up == 0)
+		return sep == ' ' ? "fell behind" : "fell_behind";
+	return sep == ' ' ? "cannot tell" : "cannot_tell";
+}
+
 /* Redraw the view in place: back to its first line, each line cleared. */
 static void
 watch_draw(struct watch *w, const struct watch_now *now)
@@ -248,6 +268,11 @@ watch_draw(struct watch *w, const struct watch_now *now)
 	snprintf(lines[4], sizeof(lines[4]), "significant   %s  max %" PRIu64,
 	    spark, smax);
 
+	snprintf(lines[5], sizeof(lines[5]), "verdict       %s%s (%zu "
+	    "warning%s)", verdict_word(now, ' '),
+	    records_state_ended(now->state) ? "" : " so far", now->nwarnings,
+	    now->nwarnings == 1 ? "" : "s");
+
 	/* The cursor moves are watch's own: past the terminal filter. */
 	if (w->drawn) {
 		char up[16];
@@ -274,11 +299,12 @@ watch_line(const struct watch *w, const struct watch_now *now)
 	headline_eta_text(now->eta, eta, sizeof(eta));
 	printf("t=%.1fs run=%" PRId64 " state=%s done=%.0f/%.0f sig=%.0f "
 	    "total=%.0f sig_avg=%.2f total_avg=%.2f rate=%.1f/s "
-	    "overall=%.1f/s eta=%s%s%s%s\n", now->t, now->run_id, now->state,
-	    now->done, now->max, now->sig, now->total,
-	    w->sig_sum / (double)w->seen, w->total_sum / (double)w->seen,
-	    now->rate, now->overall,
+	    "overall=%.1f/s eta=%s verdict=%s warnings=%zu%s%s%s\n", now->t,
+	    now->run_id, now->state, now->done, now->max, now->sig,
+	    now->total, w->sig_sum / (double)w->seen,
+	    w->total_sum / (double)w->seen, now->rate, now->overall,
 	    records_state_ended(now->state) ? "-" : eta,
+	    verdict_word(now, '_'), now->nwarnings,
 	    now->searching ? " [" : "", now->search,
 	    now->searching ? "]" : "");
 }

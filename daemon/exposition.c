@@ -51,6 +51,21 @@ exposition_render(struct evbuffer *out, void *arg)
 		    "the current or last run; its labels name it");
 		prom_sample(out, "stressd_run_info", labels, 1);
 	}
+	if (r != NULL) {
+		int kept;
+		size_t nw;
+
+		/* The same verdict and warnings as stats and the record. */
+		run_verdict_now(r, &kept, &nw);
+		prom_header(out, "stressd_verdict", "gauge", "the current or "
+		    "last run's verdict so far: 1 kept up, 0 fell behind, -1 "
+		    "cannot tell");
+		prom_sample(out, "stressd_verdict", NULL, kept);
+		prom_header(out, "stressd_warnings", "gauge", "the current or "
+		    "last run's warnings: results that cannot mean what they "
+		    "seem");
+		prom_sample(out, "stressd_warnings", NULL, (double)nw);
+	}
 	for (size_t i = 0; i < stats_ncounters; i++) {
 		const struct stats_counter *k = &stats_counters[i];
 

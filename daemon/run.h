@@ -79,6 +79,10 @@ int		 run_reopen_log(struct run *r);
 
 /* The `stats` result; "current" rates since the previous call. */
 json_object	*run_stats_json(struct run *r);
+/* The verdict so far (the final one once the run ended), as stats gives
+ * it: *kept_up 1, 0 or -1 (cannot tell), and the number of warnings. */
+void		 run_verdict_now(struct run *r, int *kept_up,
+		    size_t *nwarnings);
 struct hist;
 struct queue_counters;
 /* Has a writer been inside one librrd call for longer than limit s? */

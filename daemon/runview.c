@@ -344,6 +344,45 @@ add_verdict_keys(json_object *o, struct run *r, const struct queue_counters *c,
 	free(rv.pts);
 }
 
+/* The counters as of now, or as the run ended; *generated likewise. */
+static void
+counters_now(struct run *r, struct queue_counters *c, uint64_t *generated)
+{
+	if (run_active(r)) {
+		run_snapshot(r, c);
+		*generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
+	} else {
+		*c = r->final;
+		*generated = r->generated;
+	}
+}
+
+void
+run_verdict_now(struct run *r, int *kept_up, size_t *nwarnings)
+{
+	struct queue_counters c;
+	struct run_verdict rv;
+	uint64_t generated;
+	json_object *w;
+	double p99;
+
+	*kept_up = -1;
+	*nwarnings = 0;
+	if (!r->launched)
+		return;
+	counters_now(r, &c, &generated);
+	pthread_mutex_lock(&r->lat.mu);
+	p99 = runview_e2p_p99_ms(r->lat.e2p);
+	pthread_mutex_unlock(&r->lat.mu);
+	verdict_of(r, &c, generated, p99, run_active(r) ? c.taken_at :
+	    r->end_mono, &rv);
+	*kept_up = rv.v.kept_up;
+	w = verdict_warnings_json(&rv.v, &rv.in);
+	*nwarnings = json_object_array_length(w);
+	json_object_put(w);
+	free(rv.pts);
+}
+
 json_object *
 run_stats_json(struct run *r)
 {
@@ -352,13 +391,7 @@ run_stats_json(struct run *r)
 	uint64_t generated;
 	json_object *o;
 
-	if (run_active(r)) {
-		run_snapshot(r, &c);
-		generated = r->lg != NULL ? loadgen_generated(r->lg) : 0;
-	} else {
-		c = r->final;
-		generated = r->generated;
-	}
+	counters_now(r, &c, &generated);
 	if (r->last_sample.taken_at > r->prev_sample.taken_at)
 		stats_rates_window(&r->prev_sample, &r->last_sample, &cur);
 	else

@@ -44,5 +44,5 @@ start_run --dir "$T/w" --files 20 --threads 2 --max-updates 3000 \
     --update-time 3 --sample-interval 0.2 --rra "$RRA" >/dev/null
 out=$(on_tty "$STRESSCTL" --socket "$SOCK" watch --interval 0.3)
 [[ "$out" == *"$esc[K"* ]] || fail "watch on a terminal: no erase-line sequence"
-[[ "$out" == *"$esc[5A"* ]] || fail "watch on a terminal: no cursor-up sequence"
+[[ "$out" == *"$esc[6A"* ]] || fail "watch on a terminal: no cursor-up sequence (6 lines)"
 assert_alive "terminal"
