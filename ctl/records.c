@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "records.h"
 #include "runrec.h"
+#include "runsrec.h"
 
 /* The report.json schema this stressctl was written for. */
 #define RECORDS_SCHEMA		1
@@ -542,4 +543,23 @@ records_runs(const struct records_ctx *ctx, int64_t limit, int64_t before,
 	res = fmt_nomem(json_object_new_object());
 	json_object_object_add(res, "runs", all);
 	return res;
+}
+
+struct runsrec *
+records_runs_read(const struct records_ctx *ctx, int64_t limit,
+    int64_t before, int *rc)
+{
+	json_object *res = records_runs(ctx, limit, before, rc);
+	struct runsrec *rs;
+	char *err = NULL;
+
+	if (res == NULL)
+		return NULL;
+	if ((rs = runsrec_parse(res, &err)) == NULL) {
+		records_error(ctx, "%s", err);
+		*rc = CTL_EXIT_ERROR;
+	}
+	free(err);
+	json_object_put(res);
+	return rs;
 }

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "runrec.h"
+#include "runsrec.h"
 
 /*
  * Send one request to stressd and return the reply's result (a new
@@ -57,6 +58,10 @@ struct records_ctx {
  */
 json_object	*records_runs(const struct records_ctx *ctx, int64_t limit,
 		    int64_t before, int *rc);
+/* records_runs read into a struct runsrec; NULL with *rc, the error said
+ * (the member named when the reply does not parse). */
+struct runsrec	*records_runs_read(const struct records_ctx *ctx,
+		    int64_t limit, int64_t before, int *rc);
 #define RECORDS_RUNS_PAGE	10000
 
 /* Text is wrapped to this many columns. */

@@ -1,4 +1,4 @@
-/* Dotted-path access to JSON records (see jpath.h). */
+/* Dotted-path access to JSON, for the unit tests (see jpath.h). */
 #include "config.h"
 
 #include <inttypes.h>
