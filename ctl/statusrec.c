@@ -21,7 +21,7 @@ statusrec_parse(json_object *o, char **err)
 		goto fail;
 	}
 	s->json = json_object_get(o);
-	if (!recparse_str(&p, o, "state", RECPARSE_REQ, &s->state) ||
+	if (!recparse_str(&p, o, "state", RECPARSE_OPT, &s->state) ||
 	    !recparse_obj(&p, o, "run", RECPARSE_OPT, &s->run))
 		goto fail;
 	recparse_at(&p, "run");

@@ -1,9 +1,10 @@
 /*
  * The `status` reply (stressd's cmd-info.c, its run by runview.c's
- * run_status_json), read once into a struct: "state" is required and the
- * type of every member read here is checked, a wrong one named in the
- * error ("status reply: run.params.update_time: not a number").  An idle
- * daemon that ran nothing has no run: then run and params are NULL.  The
+ * run_status_json), read once into a struct: the type of every member read
+ * here is checked, a wrong one named in the error ("status reply:
+ * run.params.update_time: not a number").  Every member is optional (an
+ * idle daemon that ran nothing has no run: then run and params are NULL;
+ * the tests' fake daemons send little more than a run).  The
  * search and the sweep in the reply are caprec's and sweeprec's
  * (caprec_parse_progress, sweeprec_parse_where).
  */
@@ -17,7 +18,7 @@
 
 struct statusrec {
 	json_object	*json;		/* the reply's result (a ref) */
-	const char	*state;		/* required */
+	const char	*state;
 	json_object	*run;		/* the current or last run, or NULL */
 	/* run.params: the run's knobs (kept whole: status lists them), and
 	 * those read by name (NAN: absent) */

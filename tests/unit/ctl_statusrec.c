@@ -1,7 +1,7 @@
 /* Unit tests of ctl/statusrec.c: a real status reply (tests/fixtures/
  * status-run.json, a private stressd's after a run) read into its
- * struct, an idle daemon's that ran nothing, and a missing or mistyped
- * member refused, named. */
+ * struct, an idle daemon's that ran nothing and a fake one's, and a
+ * mistyped member refused, named. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,6 +66,13 @@ test_idle(void **state)
 	assert_true(isnan(s->sample_interval) && isnan(s->update_time));
 	statusrec_free(s);
 	json_object_put(o);
+	/* a fake daemon's: no state, a run's knobs */
+	o = json_tokener_parse("{\"run\": {\"params\": {\"update_time\": 2}}}");
+	assert_non_null(s = statusrec_parse(o, NULL));
+	assert_null(s->state);
+	assert_float_equal(s->update_time, 2, 0);
+	statusrec_free(s);
+	json_object_put(o);
 }
 
 /* The fixture with member key of the reply (run: of its run; params: of
@@ -96,25 +103,23 @@ static void
 test_refused(void **state)
 {
 	static const char *const msgs[] = {
-		"status reply: state: missing",
 		"status reply: state: not a string",
 		"status reply: run: not an object",
 		"status reply: run.params: not an object",
 		"status reply: run.params.sample_interval: not a number",
 		"status reply: run.params.update_time: not a number",
 	};
-	char *errs[6];
+	char *errs[5];
 
 	(void)state;
-	errs[0] = broken(false, false, "state", NULL);
-	errs[1] = broken(false, false, "state", json_object_new_int(1));
-	errs[2] = broken(false, false, "run", json_object_new_int(1));
-	errs[3] = broken(true, false, "params", json_object_new_array());
-	errs[4] = broken(false, true, "sample_interval",
+	errs[0] = broken(false, false, "state", json_object_new_int(1));
+	errs[1] = broken(false, false, "run", json_object_new_int(1));
+	errs[2] = broken(true, false, "params", json_object_new_array());
+	errs[3] = broken(false, true, "sample_interval",
 	    json_object_new_string("0.5"));
-	errs[5] = broken(false, true, "update_time",
+	errs[4] = broken(false, true, "update_time",
 	    json_object_new_boolean(1));
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		assert_string_equal(errs[i], msgs[i]);
 		free(errs[i]);
 	}
