@@ -91,9 +91,10 @@ capline_runs(const struct runsrec *rs, FILE *f)
 			    recparse_number_text(&r->id, NULL);
 			columns_add(t, "%s", c);
 			free(c);
-			columns_add(t, "%s", k > 0 ? "" : r->started_at != NULL ?
+			columns_add(t, "%s", k > 0 ? "" :
+			    r->started_at == NULL ? "-" :
 			    fmt_local_time(r->started_at, false, buf,
-			    sizeof(buf)) : "-");
+			    sizeof(buf)));
 			columns_add(t, "%s", k > 0 ? "" : word(r->state));
 			c = k > 0 ? fmt_xstrdup("") :
 			    recparse_number_text(&r->files, NULL);

@@ -188,8 +188,8 @@ graph_argv(const struct graph *g, struct graph_args *a)
 	graph_arg(a, "--start=%lld", (long long)g->start);
 	graph_arg(a, "--end=%lld", (long long)g->end);
 	graph_int_axis(a, g->qmax);
-	graph_arg(a, "--title=stressd run %" PRId64 ", %s on %s", g->rec->run_id,
-	    fs ? fs : "?", dir ? dir : "?");
+	graph_arg(a, "--title=stressd run %" PRId64 ", %s on %s",
+	    g->rec->run_id, fs ? fs : "?", dir ? dir : "?");
 	graph_arg(a, "--vertical-label=operations pending");
 	graph_arg(a, "--right-axis=%.10g:0", g->scale);
 	graph_arg(a, "--right-axis-label=updates/s");

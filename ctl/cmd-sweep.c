@@ -181,7 +181,8 @@ sweep_json(const struct records_ctx *ctx, const struct runrec *const *reps,
 
 		json_object_object_add(e, "dir",
 		    json_object_new_string(ctx->sweep_dirs[d]));
-		json_object_object_add(e, "label", d < n && reps[d]->label != NULL ?
+		json_object_object_add(e, "label",
+		    d < n && reps[d]->label != NULL ?
 		    json_object_new_string(reps[d]->label) : NULL);
 		for (int i = d; i < n; i += ctx->nsweep_dirs)
 			json_object_array_add(ids,

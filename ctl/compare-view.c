@@ -75,7 +75,8 @@ mount_name(const struct runrec *const *reps, int n, int i)
 		bool all = true;
 
 		for (int j = 0; j < n && all; j++)
-			all = !same_fs(reps, i, j) || opt_in(reps[j]->mount_options, o, len);
+			all = !same_fs(reps, i, j) ||
+			    opt_in(reps[j]->mount_options, o, len);
 		if (!all) {
 			more = fmt_xprintf("%s%s%.*s", s, k++ ? "," : " ",
 			    (int)len, o);

@@ -346,7 +346,8 @@ unique_fallbacks(const struct overlay *ov, char **fb)
 
 			if (!dup[k])
 				continue;
-			ns = stage == 0 ? fmt_xprintf("run %" PRId64, rep->run_id) :
+			ns = stage == 0 ?
+			    fmt_xprintf("run %" PRId64, rep->run_id) :
 			    stage == 1 ? fmt_xprintf("%s@%s", fb[k],
 			    rep->host_name != NULL ? rep->host_name : "?") :
 			    fmt_xprintf("%s #%d", fb[k], k + 1);

@@ -522,7 +522,7 @@ static const char *const count_keys[][2] = {
 struct line {
 	const char	*label;
 	double		 n, mean, sd, count[NCOUNTS];
-	bool		 has_vs;	/* vs_best: how it fares against the best */
+	bool		 has_vs;	/* vs_best: against the best */
 	int		 by_verdict, different;
 	double		 t, df;
 };

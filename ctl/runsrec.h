@@ -33,7 +33,7 @@ struct runsrec_run {
 	struct recparse_number	 updates_completed, updates_on_disk;
 	struct recparse_number	 files, max_updates, update_time;
 	struct recparse_number	 significant_avg, warnings;
-	bool			 has_verdict;	/* the member kept_up is there */
+	bool			 has_verdict;	/* a member kept_up */
 	int			 kept_up;	/* 1, 0, -1: cannot tell */
 	/* A step of a capacity search: its search and step. */
 	bool			 has_capacity;

@@ -277,8 +277,8 @@ static void
 test_runs(void **state)
 {
 	json_object *runs = json_tokener_parse("{\"runs\": [{\"id\": 3, "
-	    "\"state\": \"done\"}, {\"id\": 5, \"kind\": \"capacity\", \"state\": "
-	    "\"stopped\", \"files\": 200, \"steps\": 4, \"dirs\": "
+	    "\"state\": \"done\"}, {\"id\": 5, \"kind\": \"capacity\", "
+	    "\"state\": \"stopped\", \"files\": 200, \"steps\": 4, \"dirs\": "
 	    "[{\"dir\": \"/a\", \"fs_type\": \"tmpfs\", \"capacity_rate\": "
 	    "2400, \"behind_rate\": null, \"limited_by\": \"cpu\"}, "
 	    "{\"dir\": \"/b\", \"capacity_rate\": null}]}]}");
