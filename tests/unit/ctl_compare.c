@@ -18,6 +18,7 @@
 
 #include "cmd-compare.h"
 #include "compare-view.h"
+#include "fixture.h"
 #include "jpath.h"
 #include "proto.h"
 #include "runrec.h"
@@ -25,15 +26,7 @@
 static json_object *
 fixture(void)
 {
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/report-run.json",
-	    top != NULL ? top : ".");
-	o = json_object_from_file(path);
-	assert_non_null(o);
-	return o;
+	return fixture_load("report-run.json");
 }
 
 /* o[key] = v, o[key] made an object when it is none. */

@@ -16,21 +16,14 @@
 
 #include <json-c/json.h>
 
+#include "fixture.h"
 #include "runsrec.h"
 #include "runsview.h"
 
 static json_object *
 fixture(void)
 {
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/runs-reply.json",
-	    top != NULL ? top : ".");
-	o = json_object_from_file(path);
-	assert_non_null(o);
-	return o;
+	return fixture_load("runs-reply.json");
 }
 
 static void

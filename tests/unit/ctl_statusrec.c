@@ -14,20 +14,13 @@
 
 #include <json-c/json.h>
 
+#include "fixture.h"
 #include "statusrec.h"
 
 static json_object *
 fixture(void)
 {
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/status-run.json",
-	    top != NULL ? top : ".");
-	o = json_object_from_file(path);
-	assert_non_null(o);
-	return o;
+	return fixture_load("status-run.json");
 }
 
 static void
