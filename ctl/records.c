@@ -76,16 +76,6 @@ records_print_recount_rec(const struct runrec_recount *c, int indent)
 	    isnan(c->seconds) ? 0 : c->seconds);
 }
 
-void
-records_print_recount(json_object *rep, int indent)
-{
-	struct runrec *r = runrec_parse(rep, NULL);
-
-	if (r != NULL)
-		records_print_recount_rec(&r->recount, indent);
-	runrec_free(r);
-}
-
 /* ---------------------------------------------------------------- loading */
 
 bool
@@ -349,16 +339,6 @@ json_buckets(json_object *hist, size_t *n)
 		}
 	}
 	return b;
-}
-
-void
-records_hist_span(json_object *hist, int64_t *min, int64_t *max)
-{
-	size_t n;
-	struct runrec_bucket *b = json_buckets(hist, &n);
-
-	records_hist_span_buckets(b, n, min, max);
-	free(b);
 }
 
 int64_t
