@@ -1,54 +1,42 @@
 /*
- * The PNG of capacity searches (see capgraph.h).  Each directory's steps,
- * sorted by rate, become a temporary RRD of 1 s steps in which time
- * stands for the logarithm of the offered rate (the search doubles and
- * bisects, so its steps are spread evenly on a log scale), each step's
- * queue growth as a multiple of the step's own bound a point (1 is the
- * bound: above it the step did not keep up, and every directory reads
- * on the same scale whatever its rate), the points joined by straight
- * lines (every second between two steps gets its interpolated value,
- * since librrd would draw a held gauge as steps).  librrd labels its x
- * axis with clock times only, so the axis has no labels: grey rules at
- * each power of ten, and a comment names them.
+ * The PNG of capacity searches (see capgraph.h), drawn by gnuplot: x the
+ * offered rate on a log scale (the search doubles and bisects, so its
+ * steps are spread evenly there), numbered at 1, 2 and 5 of each decade;
+ * y each step's queue growth as a multiple of the step's own bound (1 is
+ * the bound: above it the step did not keep up, and every directory
+ * reads on the same scale whatever its rate), cut to -1 and
+ * CAPGRAPH_YMAX.  Every step is a point of its own (repeats at one rate
+ * too), joined in rate order; a dashed rule marks each directory's
+ * capacity.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
-#include <rrd.h>
 
 #include "capgraph.h"
 #include "caprec.h"
 #include "capview.h"
 #include "fmt.h"
-#include "graph.h"
+#include "gnuplot.h"
 #include "proto.h"
 
-/* 2000-01-01 00:00 UTC: librrd wants times after 1980. */
-#define CAPGRAPH_T0		946684800
-/* Seconds the whole rate axis spans (about a pixel each). */
-#define CAPGRAPH_SPAN		800
 /* The most directories drawn (a search has at most 16). */
 #define CAPGRAPH_MAX_DIRS	16
-#define CAPGRAPH_BATCH		256
+/* The y axis: growth / bound, drawn from -1 to CAPGRAPH_YMAX. */
+#define CAPGRAPH_YMAX		4.0
+/* Past this many decades, only the powers of ten are numbered. */
+#define CAPGRAPH_FINE_DECADES	6
 
 static const char *const colours[] = {
 	"1f77b4", "d62728", "2ca02c", "ff7f0e", "9467bd", "8c564b",
 	"e377c2", "7f7f7f", "bcbd22", "17becf",
 };
-
-/* The y axis: growth / bound, drawn from -1 to CAPGRAPH_YMAX. */
-#define CAPGRAPH_YMAX		4.0
-
-/* The x axis: log10 of the lowest and highest rate drawn. */
-static double axis_lo, axis_hi;
 
 /* One directory's points: rate and queue growth / the step's bound. */
 struct capline {
@@ -56,7 +44,6 @@ struct capline {
 	const struct caprec_dir	*d;
 	double		*rate, *q;
 	size_t		 n;
-	char		*rrd;
 };
 
 static int
@@ -67,8 +54,7 @@ by_rate(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The steps of directory di of rec, sorted by rate; repeats at one rate
- * averaged. */
+/* The steps of directory di of rec, sorted by rate, each its own. */
 static void
 collect_line(struct capline *l, const struct caprec *rec, size_t di)
 {
@@ -86,159 +72,27 @@ collect_line(struct capline *l, const struct caprec *rec, size_t di)
 		    !(r >= 1e-3 && r <= 1e12) || isnan(q) || isnan(b) ||
 		    b <= 0)
 			continue;
-		q = fmax(-1, fmin(CAPGRAPH_YMAX, q / b));
 		pts[2 * m] = r;
-		pts[2 * m++ + 1] = q;
+		pts[2 * m++ + 1] = fmax(-1, fmin(CAPGRAPH_YMAX, q / b));
 	}
 	qsort(pts, m, 2 * sizeof(*pts), by_rate);
 	l->rate = fmt_nomem(calloc(m + 1, sizeof(*l->rate)));
 	l->q = fmt_nomem(calloc(m + 1, sizeof(*l->q)));
-	l->n = 0;
-	for (size_t i = 0; i < m; i++) {
-		size_t k = i;
-		double sum = 0;
-
-		while (k < m && pts[2 * k] == pts[2 * i])
-			sum += pts[2 * k++ + 1];
-		l->rate[l->n] = pts[2 * i];
-		l->q[l->n++] = sum / (double)(k - i);
-		i = k - 1;
+	for (l->n = 0; l->n < m; l->n++) {
+		l->rate[l->n] = pts[2 * l->n];
+		l->q[l->n] = pts[2 * l->n + 1];
 	}
 	free(pts);
 }
 
-static double
-to_t(double rate)
-{
-	return floor((log10(rate) - axis_lo) * CAPGRAPH_SPAN /
-	    (axis_hi - axis_lo));
-}
-
-/* The line's RRD in dir: one interpolated value per second from its
- * first step to its last. */
-static int
-write_line(struct capline *l, const char *dir, int k)
-{
-	char *vals[CAPGRAPH_BATCH];
-	const char *cargv[2];
-	char ds[64], rra[64];
-	double t0, t1;
-	size_t seg = 0;
-	int nv = 0, rc = CTL_EXIT_OK;
-
-	if (l->n == 0)
-		return CTL_EXIT_OK;
-	t0 = to_t(l->rate[0]);
-	t1 = to_t(l->rate[l->n - 1]);
-	snprintf(ds, sizeof(ds), "DS:q:GAUGE:%d:U:U", CAPGRAPH_SPAN * 2);
-	snprintf(rra, sizeof(rra), "RRA:AVERAGE:0.5:1:%d", CAPGRAPH_SPAN + 10);
-	cargv[0] = ds;
-	cargv[1] = rra;
-	l->rrd = fmt_xprintf("%s/dir%d.rrd", dir, k);
-	rrd_clear_error();
-	if (rrd_create_r(l->rrd, 1, CAPGRAPH_T0 + (time_t)t0 - 1, 2,
-	    cargv) != 0)
-		return CTL_EXIT_ERROR;
-	for (double t = t0; t <= t1 && rc == CTL_EXIT_OK; t++) {
-		double v;
-
-		while (seg + 1 < l->n && to_t(l->rate[seg + 1]) < t)
-			seg++;
-		if (seg + 1 >= l->n || to_t(l->rate[seg + 1]) ==
-		    to_t(l->rate[seg]))
-			v = l->q[seg];
-		else
-			v = l->q[seg] + (l->q[seg + 1] - l->q[seg]) *
-			    (t - to_t(l->rate[seg])) /
-			    (to_t(l->rate[seg + 1]) -
-			    to_t(l->rate[seg]));
-		vals[nv++] = fmt_xprintf("%.0f:%.6g", CAPGRAPH_T0 + t, v);
-		if (nv == CAPGRAPH_BATCH || t + 1 > t1) {
-			if (rrd_update_r(l->rrd, NULL, nv,
-			    (const char **)vals) != 0)
-				rc = CTL_EXIT_ERROR;
-			while (nv > 0)
-				free(vals[--nv]);
-		}
-	}
-	return rc;
-}
-
-/* The name of a line in the legend: host:label or dir (fs), the host
- * when there are hosts to tell apart. */
-static char *
-line_name(const struct capline *l, int nrecs)
-{
-	const char *dir = l->d->dir, *fs = l->d->fs_type;
-	const char *host = l->rec->host, *label = l->d->label;
-	char *s, *e;
-
-	/* The candidate's name when it has one, as the ranking shows it. */
-	if (label != NULL && *label != '\0')
-		dir = label;
-	s = fmt_xprintf("%s%s%s (%s)", nrecs > 1 && host ? host : "",
-	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-");
-	e = graph_text_escape(s);
-	free(s);
-	return e;
-}
-
-static void
-add_lines(struct graph_args *a, struct capline *lines, int nl, int nrecs)
-{
-	char *lo = capview_rate(pow(10, axis_lo)), *hi;
-
-	for (double e = ceil(axis_lo); e < axis_hi; e++)
-		graph_arg(a, "VRULE:%.0f#BBBBBB", CAPGRAPH_T0 +
-		    to_t(pow(10, e)));
-	graph_arg(a, "HRULE:1#000000:the step's bound (above it the queue "
-	    "grew faster than precision/2 of the offered rate)\\l:dashes");
-	for (int k = 0; k < nl; k++) {
-		struct capline *l = &lines[k];
-		const char *col = colours[k % (int)(sizeof(colours) /
-		    sizeof(*colours))];
-		char *name = line_name(l, nrecs), *path, *cap;
-		double c = l->d->capacity_rate;
-
-		if (l->rrd == NULL) {
-			graph_arg(a, "COMMENT:%s\\: no judged steps\\l",
-			    name);
-			free(name);
-			continue;
-		}
-		path = graph_def_escape(l->rrd);
-		graph_arg(a, "DEF:q%d=%s:q:AVERAGE", k, path);
-		graph_arg(a, "LINE2:q%d#%s:%s\\l", k, col, name);
-		if (!isnan(c) && c > 0) {
-			cap = capview_rate(c);
-			graph_arg(a, "VRULE:%.0f#%s:  capacity %s "
-			    "updates/s%s\\l:dashes", CAPGRAPH_T0 + to_t(c), col,
-			    cap,
-			    strcmp(l->d->limited_by ? l->d->limited_by : "",
-			    "cpu") == 0 ?
-			    " (CPU-limited)" : "");
-			free(cap);
-		}
-		free(path);
-		free(name);
-	}
-	hi = capview_rate(pow(10, axis_hi));
-	graph_arg(a, "COMMENT:x\\: offered rate, log scale from %s to %s "
-	    "updates/s, a grey rule at each power of ten\\l", lo, hi);
-	graph_arg(a, "COMMENT:y\\: queue growth / the step's bound, cut to "
-	    "-1 and %.0f\\l", CAPGRAPH_YMAX);
-	free(lo);
-	free(hi);
-}
-
-/* The lines of every directory of the n records; *nl of them. */
+/* The lines of every directory of the n records; *nl of them, and the
+ * x axis in whole decades (*lo, *hi: powers of ten). */
 static struct capline *
-collect(const struct caprec *const *recs, int n, int *nl)
+collect(const struct caprec *const *recs, int n, int *nl, int *lo, int *hi)
 {
 	struct capline *lines = fmt_nomem(calloc(CAPGRAPH_MAX_DIRS,
 	    sizeof(*lines)));
-
-	double lo = 0, hi = 0;
+	double rmin = 0, rmax = 0;
 
 	*nl = 0;
 	for (int i = 0; i < n; i++) {
@@ -249,21 +103,159 @@ collect(const struct caprec *const *recs, int n, int *nl)
 			l->rec = recs[i];
 			l->d = &recs[i]->dirs[d];
 			collect_line(l, recs[i], d);
-			if (l->n > 0 && (lo == 0 || l->rate[0] < lo))
-				lo = l->rate[0];
-			if (l->n > 0 && l->rate[l->n - 1] > hi)
-				hi = l->rate[l->n - 1];
+			if (l->n > 0 && (rmin == 0 || l->rate[0] < rmin))
+				rmin = l->rate[0];
+			if (l->n > 0 && l->rate[l->n - 1] > rmax)
+				rmax = l->rate[l->n - 1];
 		}
 	}
 	/* Whole decades, with a margin either side. */
-	axis_lo = floor(log10(lo > 0 ? lo : 1) - 0.05);
-	axis_hi = ceil(log10(hi > 0 ? hi : 10) + 0.05);
+	*lo = (int)floor(log10(rmin > 0 ? rmin : 1) - 0.05);
+	*hi = (int)ceil(log10(rmax > 0 ? rmax : 10) + 0.05);
 	return lines;
+}
+
+/* "set xtics (...)": 1, 2 and 5 of each decade from 10^lo to 10^hi (the
+ * powers of ten alone past CAPGRAPH_FINE_DECADES), labelled as the text
+ * prints rates. */
+static void
+put_tics(FILE *s, int lo, int hi)
+{
+	static const double mant[] = { 1, 2, 5 };
+	int nm = hi - lo > CAPGRAPH_FINE_DECADES ? 1 : 3;
+	const char *sep = "";
+
+	fputs("set xtics (", s);
+	for (int e = lo; e <= hi; e++)
+		for (int k = 0; k < nm && (e < hi || k == 0); k++) {
+			double v = mant[k] * pow(10, e);
+			char *lab = capview_rate(v);
+
+			fprintf(s, "%s\"%s\" %.6g", sep, lab, v);
+			free(lab);
+			sep = ", ";
+		}
+	fputs(")\n", s);
+}
+
+/* The name of a line in the legend: host:label or dir (fs), the host
+ * when there are hosts to tell apart; quoted for gnuplot. */
+static char *
+line_name(const struct capline *l, int nrecs, const char *suffix)
+{
+	const char *dir = l->d->dir, *fs = l->d->fs_type;
+	const char *host = l->rec->host, *label = l->d->label;
+	char *s, *q;
+
+	/* The candidate's name when it has one, as the ranking shows it. */
+	if (label != NULL && *label != '\0')
+		dir = label;
+	s = fmt_xprintf("%s%s%s (%s)%s", nrecs > 1 && host ? host : "",
+	    nrecs > 1 && host ? ":" : "", dir ? dir : "-", fs ? fs : "-",
+	    suffix);
+	q = gnuplot_quote(s);
+	free(s);
+	return q;
+}
+
+static const char *
+colour(int k)
+{
+	return colours[k % (int)(sizeof(colours) / sizeof(*colours))];
+}
+
+/* Each directory's capacity as a dashed vertical rule. */
+static void
+put_rules(FILE *s, const struct capline *lines, int nl)
+{
+	for (int k = 0; k < nl; k++) {
+		double c = lines[k].d->capacity_rate;
+
+		if (!isnan(c) && c > 0 && c <= 1e12)
+			fprintf(s, "set arrow from %.6g, graph 0 to %.6g, "
+			    "graph 1 nohead dashtype 3 linewidth 2 "
+			    "linecolor rgb \"#%s\"\n", c, c, colour(k));
+	}
+}
+
+/* The plot command: the bound, each line and its capacity's key entry;
+ * then the lines' points, inline. */
+static void
+put_plot(FILE *s, const struct capline *lines, int nl, int nrecs)
+{
+	fputs("plot 1 with lines dashtype 2 linecolor rgb \"#000000\" title "
+	    "\"the step's bound: above it, the queue grew by more than "
+	    "precision/2 of the rate\"", s);
+	for (int k = 0; k < nl; k++) {
+		const struct capline *l = &lines[k];
+		double c = l->d->capacity_rate;
+		char *name = line_name(l, nrecs, l->n == 0 ?
+		    ": no judged steps" : "");
+
+		if (l->n == 0)
+			fprintf(s, ", \\\n  keyentry with points pointtype 0 "
+			    "title %s", name);
+		else
+			fprintf(s, ", \\\n  '-' using 1:2 with linespoints "
+			    "pointtype 7 pointsize 0.8 linewidth 2 linecolor "
+			    "rgb \"#%s\" title %s", colour(k), name);
+		free(name);
+		if (!isnan(c) && c > 0 && c <= 1e12) {
+			char *r = capview_rate(c);
+			bool cpu = l->d->limited_by != NULL &&
+			    strcmp(l->d->limited_by, "cpu") == 0;
+
+			fprintf(s, ", \\\n  keyentry with lines dashtype 3 "
+			    "linewidth 2 linecolor rgb \"#%s\" title "
+			    "\"  capacity %s updates/s%s\"", colour(k), r,
+			    cpu ? " (CPU-limited)" : "");
+			free(r);
+		}
+	}
+	fputc('\n', s);
+	for (int k = 0; k < nl; k++) {
+		if (lines[k].n == 0)
+			continue;
+		for (size_t i = 0; i < lines[k].n; i++)
+			fprintf(s, "%.9g %.6g\n", lines[k].rate[i],
+			    lines[k].q[i]);
+		fputs("e\n", s);
+	}
+}
+
+/* The whole script; *len its length. */
+static char *
+script(const struct records_ctx *ctx, const struct capline *lines, int nl,
+    int nrecs, int lo, int hi, size_t *len)
+{
+	char *buf = NULL;
+	FILE *s = fmt_nomem(open_memstream(&buf, len));
+
+	/* The key below the plot: a line of it for the bound and each
+	 * line and capacity. */
+	fprintf(s, "set terminal pngcairo size %u,%u noenhanced "
+	    "font \"sans,9\"\n", ctx->width ? ctx->width : 800,
+	    ctx->height ? ctx->height : 260 + 16 * (unsigned)(1 + 2 * nl));
+	fputs("set title \"Queue growth against the offered rate\"\n"
+	    "set xlabel \"offered rate, updates/s (log scale)\"\n"
+	    "set ylabel \"queue growth / bound\"\n"
+	    "set logscale x 10\n", s);
+	/* A little past the outer tics, or gnuplot may drop their labels. */
+	fprintf(s, "set xrange [%.6g:%.6g]\nset yrange [-1:%g]\n",
+	    pow(10, lo) / 1.02, pow(10, hi) * 1.02, CAPGRAPH_YMAX);
+	put_tics(s, lo, hi);
+	fputs("set grid xtics ytics linecolor rgb \"#dddddd\"\n"
+	    "set key below left Left reverse\n", s);
+	put_rules(s, lines, nl);
+	put_plot(s, lines, nl, nrecs);
+	if (fclose(s) != 0)
+		fmt_nomem(NULL);
+	return buf;
 }
 
 int
 capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
-    FILE *out, json_object *legend)
+    FILE *out)
 {
 	struct caprec **v = fmt_nomem(calloc((size_t)n + 1, sizeof(*v)));
 	int rc = CTL_EXIT_OK, i;
@@ -283,7 +275,7 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 	}
 	if (rc == CTL_EXIT_OK)
 		rc = capgraph_draw_recs(ctx, (const struct caprec *const *)v,
-		    n, out, legend);
+		    n, out);
 	while (i > 0)
 		caprec_free(v[--i]);
 	free(v);
@@ -292,54 +284,26 @@ capgraph_draw(const struct records_ctx *ctx, json_object **recs, int n,
 
 int
 capgraph_draw_recs(const struct records_ctx *ctx,
-    const struct caprec *const *recs, int n, FILE *out, json_object *legend)
+    const struct caprec *const *recs, int n, FILE *out)
 {
-	struct graph_args a = { .argc = 0 };
-	const char *tmp = getenv("TMPDIR");
-	char dir[4096];
 	struct capline *lines;
-	int nl, rc = CTL_EXIT_ERROR;
+	int nl, lo, hi, rc = CTL_EXIT_OK;
+	size_t len;
+	char *s, *err;
 
-	if (tmp == NULL || tmp[0] != '/')	/* DEF paths escape the rest */
-		tmp = "/tmp";
-	snprintf(dir, sizeof(dir), "%s/stressctl-capgraph.XXXXXX", tmp);
-	if (mkdtemp(dir) == NULL) {
-		records_error(ctx, "cannot make a directory %s: %s", dir,
-		    strerror(errno));
-		return CTL_EXIT_ERROR;
-	}
-	lines = collect(recs, n, &nl);
-	for (int k = 0; k < nl; k++)
-		if (write_line(&lines[k], dir, k) != CTL_EXIT_OK) {
-			records_error(ctx, "librrd: %s", rrd_get_error());
-			goto fail;
-		}
-	graph_arg(&a, "graph");
-	graph_arg(&a, "-");
-	graph_arg(&a, "--imgformat=PNG");
-	graph_arg(&a, "--width=%u", ctx->width ? ctx->width : 800);
-	graph_arg(&a, "--height=%u", ctx->height ? ctx->height : 300);
-	graph_arg(&a, "--start=%d", CAPGRAPH_T0);
-	graph_arg(&a, "--end=%.0f", CAPGRAPH_T0 + to_t(pow(10, axis_hi)));
-	graph_arg(&a, "--x-grid=none");
-	graph_arg(&a, "--title=Queue growth against the offered rate");
-	graph_arg(&a, "--vertical-label=growth / bound");
-	graph_arg(&a, "--lower-limit=-1");
-	graph_arg(&a, "--upper-limit=%.0f", CAPGRAPH_YMAX);
-	graph_arg(&a, "--rigid");
-	add_lines(&a, lines, nl, n);
-	if ((rc = graph_draw(ctx, &a, legend)) == CTL_EXIT_OK)
+	lines = collect(recs, n, &nl, &lo, &hi);
+	s = script(ctx, lines, nl, n, lo, hi, &len);
+	if (gnuplot_render(s, len, ctx->png, &err) == -1) {
+		records_error(ctx, "%s", err);
+		free(err);
+		rc = CTL_EXIT_ERROR;
+	} else
 		fprintf(out, "graph: %s\n", ctx->png);
-fail:
 	for (int k = 0; k < nl; k++) {
-		if (lines[k].rrd != NULL)
-			unlink(lines[k].rrd);
-		free(lines[k].rrd);
 		free(lines[k].rate);
 		free(lines[k].q);
 	}
 	free(lines);
-	rmdir(dir);
-	graph_args_free(&a);
+	free(s);
 	return rc;
 }

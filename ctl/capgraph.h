@@ -1,8 +1,7 @@
 /* The PNG of capacity searches (capacity --graph, report/compare
  * --graph... of a capacity record): per directory, the significant
  * queue's growth of each step against the offered rate, the found limit
- * marked, one colour per directory.  librrd draws time series, so the
- * rate is mapped to time: x = CAPGRAPH_T0 + rate * scale seconds. */
+ * marked, one colour per directory, drawn by gnuplot (gnuplot.h). */
 #ifndef STRESSCTL_CAPGRAPH_H
 #define STRESSCTL_CAPGRAPH_H
 
@@ -14,14 +13,13 @@
 #include "records.h"
 
 /* Draw the steps of the n records into ctx->png (size ctx->width x
- * ctx->height, 0: the default); a line naming the file on out; legend,
- * if not NULL, gets librrd's legend lines.  Returns the exit status. */
+ * ctx->height, 0: the default); a line naming the file on out.
+ * Returns the exit status. */
 int	capgraph_draw(const struct records_ctx *ctx, json_object **recs,
-	    int n, FILE *out, json_object *legend);
+	    int n, FILE *out);
 /* The same of records already read (a record that does not parse fails
  * capgraph_draw, named on stderr). */
 int	capgraph_draw_recs(const struct records_ctx *ctx,
-	    const struct caprec *const *recs, int n, FILE *out,
-	    json_object *legend);
+	    const struct caprec *const *recs, int n, FILE *out);
 
 #endif

@@ -352,10 +352,13 @@ print_search(const struct caprec *rec, FILE *f)
 {
 	const struct caprec_search *s = &rec->search;
 	const char *reason = rec->reason, *host = rec->host, *st = rec->state;
-	char *id = fmt_xprintf("%" PRId64, rec->id), *a, *b, *c, *d, *e, *g;
-	char *h;
+	char *id = fmt_xprintf("%" PRId64, rec->id), *a;
 	char t0[64], t1[64];
 	const char *started = rec->started, *ended = rec->ended;
+	char *v[] = { num(s->start_rate, "%.0f"), num(s->max_rate, "%.0f"),
+	    num(s->precision_pct, "%g"), num(s->step_min_s, "%g"),
+	    num(s->step_max_s, "%g"), num(s->settle_s, "%g"),
+	    num(s->latency_bound_s, "%g") };
 
 	fprintf(f, "Capacity search %s: %s%s%s\n", id, st ? st : "-",
 	    reason != NULL && *reason != '\0' ? ": " : "",
@@ -364,22 +367,11 @@ print_search(const struct caprec *rec, FILE *f)
 	    started ? fmt_local_time(started, false, t0, sizeof(t0)) : "-",
 	    ended ? fmt_local_time(ended, false, t1, sizeof(t1)) :
 	    capview_state_ended(st) ? "-" : "(still running)");
-	a = num(s->start_rate, "%.0f");
-	b = num(s->max_rate, "%.0f");
-	c = num(s->precision_pct, "%g");
-	d = num(s->step_min_s, "%g");
-	e = num(s->step_max_s, "%g");
-	g = num(s->settle_s, "%g");
-	h = num(s->latency_bound_s, "%g");
 	fprintf(f, "  rates %s to %s updates/s, precision %s %%, steps %s to "
-	    "%s s (settle %s s),\n  latency bound %s s", a, b, c, d, e, g, h);
-	free(a);
-	free(b);
-	free(c);
-	free(d);
-	free(e);
-	free(g);
-	free(h);
+	    "%s s (settle %s s),\n  latency bound %s s", v[0], v[1], v[2],
+	    v[3], v[4], v[5], v[6]);
+	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++)
+		free(v[k]);
 	a = rec->has_files ? fmt_xprintf("%" PRId64, rec->files) :
 	    fmt_xstrdup("-");
 	fprintf(f, ", %s files, sync %s\n", a, rec->sync != NULL ? rec->sync :
@@ -456,7 +448,7 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 	const struct caprec_figures *at = &c->d->at;
 	const char *dir = c->d->dir, *fs = c->d->fs_type, *st = c->d->state;
 	const char *br = c->d->behind_reason;
-	char *a, *b, *e, *g, *h;
+	char *a, *b;
 	double iv;
 
 	fprintf(f, "\nDirectory %d/%d %s (%s): %s\n", i + 1, nd,
@@ -481,19 +473,16 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 		    "it did not keep up even at the first rate" :
 		    "no step finished");
 	if (c->d->has_at) {
-		a = num(at->queue_avg, "%.2f");
-		b = num(at->queue_p99, "%.0f");
-		e = num(at->latency_p99_ms, "%.1f");
-		g = num(at->cpu_writers_pct, "%.0f");
-		h = num(at->cpu_process_pct, "%.0f");
+		char *v[] = { num(at->queue_avg, "%.2f"),
+		    num(at->queue_p99, "%.0f"), num(at->latency_p99_ms, "%.1f"),
+		    num(at->cpu_writers_pct, "%.0f"),
+		    num(at->cpu_process_pct, "%.0f") };
+
 		fprintf(f, "  at capacity   queue avg %s, p99 %s; latency p99 %s "
 		    "ms;\n                CPU: writers %s %% of a CPU each, the "
-		    "process %s %% of all\n", a, b, e, g, h);
-		free(a);
-		free(b);
-		free(e);
-		free(g);
-		free(h);
+		    "process %s %% of all\n", v[0], v[1], v[2], v[3], v[4]);
+		for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++)
+			free(v[k]);
 	}
 	if (c->has_behind) {
 		a = capview_rate(c->behind);
@@ -554,17 +543,25 @@ capview_step_line_rec(const struct caprec *rec, const struct caprec_step *s,
     FILE *f)
 {
 	const char *phase = s->phase, *st = s->state;
-	char *rate = capview_rate(s->rate), *qa, *lat;
+	char *rate = capview_rate(s->rate), *qa, *lat, *line;
+	int at;
 
 	qa = num(s->f.queue_avg, "%.2f");
-	lat = num(s->f.latency_p99_ms, "%.1f");
-	fprintf(f, "dir %.0f/%zu  step %" PRId64 "  %-6s %8s/s  %-11s  queue "
-	    "avg %s  latency p99 %s ms%s%s%s\n", (double)s->dir_index + 1,
-	    rec->ndirs, s->n, phase ? phase : "-", rate, s->kept_up < 0 ?
-	    "cannot tell" : s->kept_up ? "kept up" : "fell behind", qa, lat,
+	/* Whole milliseconds from 100 on: the line stays in 80 columns. */
+	lat = num(s->f.latency_p99_ms, s->f.latency_p99_ms >= 100 ? "%.0f" :
+	    "%.1f");
+	at = fprintf(f, "dir %.0f/%zu  ", (double)s->dir_index + 1, rec->ndirs);
+	line = fmt_xprintf("step %" PRId64 "  %-6s %7s/s  %-11s  queue avg "
+	    "%s  lat p99 %s ms%s%s%s", s->n, phase ? phase : "-", rate,
+	    s->kept_up < 0 ? "cannot tell" : s->kept_up ? "kept up" :
+	    "fell behind", qa, lat,
 	    s->cpu_limited == 1 ? "  [CPU-limited]" : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? "  " : "", st != NULL &&
 	    strcmp(st, "done") != 0 ? st : "");
+	/* Past the width, the rest goes under the step, not off screen. */
+	columns_wrap(f, line, at > 0 ? (size_t)at : 0);
+	putc('\n', f);
+	free(line);
 	free(rate);
 	free(qa);
 	free(lat);

@@ -103,7 +103,7 @@ cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
 		capview_print_recs(cv, n, steps, stdout);
 	if (ctx->png != NULL)
 		rc = capgraph_draw_recs(ctx, cv, n, ctx->json ? stderr :
-		    stdout, NULL);
+		    stdout);
 fail:
 	for (int i = 0; i < n; i++)
 		caprec_free(v[i]);

@@ -276,7 +276,7 @@ graph_one(const struct records_ctx *ctx, FILE *out)
 		/* A capacity search: its steps' queue against the offered
 		 * rate. */
 		if (cap != NULL)
-			rc = capgraph_draw(ctx, &cap, 1, out, NULL);
+			rc = capgraph_draw(ctx, &cap, 1, out);
 		json_object_put(cap);
 		free(path);
 		return rc;

@@ -376,8 +376,8 @@ print_throughput(const struct runrec *r)
 	d = recparse_number_text(&c->dropped, NULL);
 	e = recparse_number_text(&c->discarded, NULL);
 	f = recparse_number_text(&c->creates_completed, NULL);
-	printf("  %s updates completed, %s failed, %s dropped, %s discarded; "
-	    "%s creates", a, b, d, e, f);
+	printf("  %s updates completed, %s failed, %s dropped, %s discarded"
+	    "\n  %s creates", a, b, d, e, f);
 	free(a);
 	free(b);
 	free(d);
@@ -608,18 +608,20 @@ run_runs(const struct records_ctx *ctx)
 
 const struct ctl_cmd cmd_runs_entry = {
 	.name = "runs",
-	.usage = "[--limit N] [--before ID]",
+	.usage = "[--all] [--limit N] [--before ID]",
 	.summary = "list the recorded runs",
 	.details =
 	    "One line per run the daemon has a record of, oldest first: id, "
 	    "start (local\ntime), state, updates completed, the average of "
 	    "significant_ops_pending,\nfilesystem type, directory and mount "
-	    "options (cut at 32 characters).  The runs that are steps of a "
-	    "capacity\nsearch are counted, not listed, unless --all (their "
-	    "SWEEP column then\nnames the search and step).  Capacity "
-	    "searches follow, one line per\ndirectory: state, files, steps, "
-	    "capacity (updates/s), the rate that fell\nbehind and what "
-	    "limited it.\n\nOptions:\n  --all       list the step runs of "
+	    "options (cut at 32 characters).  The\nruns that are steps of a "
+	    "capacity search are counted, not listed, unless\n--all (their "
+	    "SWEEP column then names the search and step).  Capacity\n"
+	    "searches follow, one line per directory: state, files, steps, "
+	    "capacity\n(updates/s), the rate that fell behind and what limited "
+	    "it.  A table wider\nthan 80 columns (or $COLUMNS, or the "
+	    "terminal) comes in parts, each\nstarting with the ID column."
+	    "\n\nOptions:\n  --all       list the step runs of "
 	    "capacity searches too\n  --before ID  only the runs with ids "
 	    "below ID\n  --limit N   only the newest N of them (default: "
 	    "all, fetched a page\n              of 10000 at a time)\n"

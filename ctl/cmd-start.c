@@ -199,12 +199,12 @@ print_properties(FILE *f)
 			int n = end ? (int)(end - p) : (int)strlen(p);
 
 			fprintf(f, "  %.*s%*s--%s\n", n, p,
-			    n < 54 ? 54 - n : 1, "", knobs_table[i].option);
+			    n < 47 ? 47 - n : 1, "", knobs_table[i].option);
 			p = end ? end + 1 : NULL;
 		}
 	}
 	for (size_t i = 0; knobs_ignored_properties[i] != NULL; i++)
-		fprintf(f, "  %-53s (accepted and ignored)\n",
+		fprintf(f, "  %-46s (accepted and ignored)\n",
 		    knobs_ignored_properties[i]);
 }
 

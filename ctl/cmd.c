@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "columns.h"
 #include "fmt.h"
 #include "options.h"
 #include "suggest.h"
@@ -56,7 +57,7 @@ cmd_suggest(const char *name, char *buf, size_t len)
 void
 cmd_print_list(FILE *f)
 {
-	int w = 0;
+	struct columns *t = columns_new("ll");
 
 	fprintf(f, "usage: stressctl [--socket PATH] [--json] [--timeout S] "
 	    "[--help]\n                 [--version] COMMAND [options]\n\n"
@@ -64,28 +65,25 @@ cmd_print_list(FILE *f)
 	    "Commands:\n");
 	for (size_t i = 0; cmd_table[i] != NULL; i++) {
 		const struct ctl_cmd *c = cmd_table[i];
-		int n = (int)(strlen(c->name) + strlen(c->usage) + 1);
 
-		if (n > w)
-			w = n;
+		columns_row(t, 0);
+		columns_add(t, "%s%s%s", c->name, c->usage[0] ? " " : "",
+		    c->usage);
+		columns_add(t, "%s", c->summary);
 	}
-	for (size_t i = 0; cmd_table[i] != NULL; i++) {
-		const struct ctl_cmd *c = cmd_table[i];
-
-		fprintf(f, "  %s %-*s  %s\n", c->name,
-		    w - (int)strlen(c->name) - 1, c->usage, c->summary);
-	}
+	columns_print(t, f, 2);
+	columns_free(t);
 	fprintf(f, "\nOptions:\n"
 	    "  --socket PATH  control socket (default: $STRESSD_SOCKET, "
-	    "else %s)\n"
+	    "else\n                 %s)\n"
 	    "  --json         print each reply's result as one line of JSON\n"
 	    "  --timeout S    give up when connecting or a reply takes over S "
 	    "seconds\n                 (default 30; wait, stop and start: "
 	    "no limit on the reply;\n                 0: none)\n"
 	    "  -h, --help     print this help and exit\n"
 	    "  --version      print stressctl's version and exit\n\n"
-	    "--socket, --json and --timeout may also follow the command.  Every command "
-	    "takes --help.\n", STRESSD_DEFAULT_SOCKET);
+	    "--socket, --json and --timeout may also follow the command.\n"
+	    "Every command takes --help.\n", STRESSD_DEFAULT_SOCKET);
 	options_print_exit_codes(f);
 }
 

@@ -5,7 +5,10 @@
  * non-ASCII names line up.  Cells are added row by row; a column is as
  * wide as its widest measured cell; two spaces separate columns; a row
  * ends at its last non-empty cell with no trailing blanks (a left-aligned
- * last cell is not padded).
+ * last cell is not padded).  Fitted to the output width (if set): a
+ * left-aligned last cell is wrapped at blanks, and a table still too wide
+ * is printed in parts, each repeating the first column(s), a blank line
+ * between them.
  */
 #ifndef STRESSCTL_COLUMNS_H
 #define STRESSCTL_COLUMNS_H
@@ -36,6 +39,25 @@ void		 columns_tail(struct columns *t, const char *text);
 /* Print on f with indent more spaces before every row. */
 void		 columns_print(const struct columns *t, FILE *f, int indent);
 void		 columns_free(struct columns *t);
+
+/* How many first columns every part of a too wide table repeats (1 by
+ * default: the key or the id). */
+void		 columns_keep(struct columns *t, size_t keep);
+
+/* The width every table is fitted to (0, the default: none). */
+void		 columns_set_width(size_t width);
+size_t		 columns_get_width(void);
+/* The width text on fd should fit: the terminal's on a terminal, else
+ * $COLUMNS if it is a number from 40, else COLUMNS_DEFAULT_WIDTH. */
+size_t		 columns_out_width(int fd);
+#define COLUMNS_DEFAULT_WIDTH	80
+/* text on f from column at on, wrapped at blanks so no line passes the
+ * width set (no newline after the last line). */
+void		 columns_wrap(FILE *f, const char *text, size_t at);
+/* A last column wrapped into fewer than this many columns starts on a
+ * line of its own at column COLUMNS_HANG instead. */
+#define COLUMNS_MIN_WRAP	24
+#define COLUMNS_HANG		8
 
 /* Characters (UTF-8 code points, not bytes) of s. */
 size_t		 columns_width(const char *s);

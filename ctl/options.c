@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "ctl.h"
 #include "fmt.h"
 #include "options.h"
@@ -200,13 +201,19 @@ options_number(const struct ctl_cmd *cmd, const char *opt, const char *text,
 void
 options_print_help(const struct ctl_cmd *cmd)
 {
+	char *u;
+
 	if (cmd->help != NULL) {
 		cmd->help(cmd);
 		return;
 	}
-	printf("usage: stressctl [--socket PATH] [--json] %s%s%s\n\n%c%s.\n",
-	    cmd->name, cmd->usage[0] ? " " : "", cmd->usage,
-	    toupper((unsigned char)cmd->summary[0]), cmd->summary + 1);
+	u = fmt_xprintf("stressctl [--socket PATH] [--json] %s%s%s",
+	    cmd->name, cmd->usage[0] ? " " : "", cmd->usage);
+	fputs("usage: ", stdout);
+	columns_wrap(stdout, u, strlen("usage: "));
+	printf("\n\n%c%s.\n", toupper((unsigned char)cmd->summary[0]),
+	    cmd->summary + 1);
+	free(u);
 	if (cmd->details != NULL)
 		printf("\n%s", cmd->details);
 	options_print_exit_codes(stdout);

@@ -116,19 +116,23 @@ replyview_help(json_object *res)
 		}
 		return;
 	}
+	/* The usage above its summary, in one last column that wraps: the
+	 * two side by side were 270 columns wide. */
 	r = kv_add(&t, fmt_xstrdup("COMMAND"));
 	kv_cell(r, fmt_xstrdup("READ-ONLY"));
-	kv_cell(r, fmt_xstrdup("USAGE"));
-	kv_cell(r, fmt_xstrdup("SUMMARY"));
+	kv_cell(r, fmt_xstrdup("USAGE, then what it does"));
 	for (size_t i = 0; i < json_object_array_length(cmds); i++) {
 		json_object *c = json_object_array_get_idx(cmds, i);
 		json_object *ro = kv_get(c, "read_only", NULL);
+		char *u = kv_text(kv_get(c, "usage", NULL), NULL);
+		char *s = kv_text(kv_get(c, "summary", NULL), NULL);
 
 		r = kv_add(&t, kv_text(kv_get(c, "name", NULL), NULL));
 		kv_cell(r, fmt_xstrdup(ro == NULL ? "-" :
 		    json_object_get_boolean(ro) ? "yes" : "no"));
-		kv_cell(r, kv_text(kv_get(c, "usage", NULL), NULL));
-		kv_cell(r, kv_text(kv_get(c, "summary", NULL), NULL));
+		kv_cell(r, fmt_xprintf("%s\n  %s", u, s));
+		free(u);
+		free(s);
 	}
 	kv_print(&t);
 	kv_free(&t);

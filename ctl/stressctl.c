@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "call.h"
+#include "columns.h"
 #include "cmd.h"
 #include "options.h"
 #include "proto.h"
@@ -74,6 +76,8 @@ main(int argc, char **argv)
 	int c, ret = CTL_EXIT_USAGE;
 
 	termsafe_init();
+	/* Text fits 80 columns, or the terminal's width on a terminal. */
+	columns_set_width(columns_out_width(STDOUT_FILENO));
 	if ((env = getenv("STRESSD_SOCKET")) != NULL && *env != '\0') {
 		ctl.socket = env;
 		ctl.socket_from = "STRESSD_SOCKET";

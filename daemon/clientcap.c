@@ -14,7 +14,9 @@
 /* The uids holding connections: few, so a list scanned is enough. */
 struct holder {
 	uid_t		 uid;
-	unsigned	 n;
+	unsigned	 n;		/* connections, past_pool included */
+	unsigned	 passed;	/* descriptors its connections hold */
+	bool		 past_pool;	/* one of them taken past the pool */
 };
 
 static struct holder	*holders;
@@ -41,27 +43,38 @@ holder_of(uid_t uid)
 	return NULL;
 }
 
-bool
-clientcap_admit(uid_t uid, char *why, size_t len)
+/* Would one more connection of uid (holder h, NULL if none) pass the
+ * cap, root's part or uid's share?  If so, why says which. */
+static bool
+over_cap(uid_t uid, const struct holder *h, char *why, size_t len)
 {
 	bool privileged = uid == 0 || uid == geteuid();
-	struct holder *h = holder_of(uid);
 
 	if (total >= cap_max) {
 		snprintf(why, len, "the daemon holds %u connections, its cap; "
 		    "try again later", cap_max);
-		return false;
+		return true;
 	}
 	if (!privileged && total >= cap_max - cap_privileged) {
 		snprintf(why, len, "the other %u of %u connections are kept "
 		    "for root; try again later", cap_privileged, cap_max);
-		return false;
+		return true;
 	}
 	if (!privileged && h != NULL && h->n >= cap_per_uid) {
 		snprintf(why, len, "uid %ld already holds %u connections, its "
 		    "share; close some first", (long)uid, cap_per_uid);
-		return false;
+		return true;
 	}
+	return false;
+}
+
+bool
+clientcap_admit(uid_t uid, char *why, size_t len)
+{
+	struct holder *h = holder_of(uid);
+
+	if (over_cap(uid, h, why, len))
+		return false;
 	if (h == NULL) {
 		if (nholders == capholders) {
 			size_t n = capholders ? capholders * 2 : 16;
@@ -77,10 +90,20 @@ clientcap_admit(uid_t uid, char *why, size_t len)
 		h = &holders[nholders++];
 		h->uid = uid;
 		h->n = 0;
+		h->passed = 0;
+		h->past_pool = false;
 	}
 	h->n++;
 	total++;
 	return true;
+}
+
+/* A uid that holds nothing leaves the list. */
+static void
+forget_idle(struct holder *h)
+{
+	if (h->n == 0 && h->passed == 0)
+		*h = holders[--nholders];
 }
 
 void
@@ -91,8 +114,55 @@ clientcap_release(uid_t uid)
 	if (h == NULL)
 		return;
 	total--;
-	if (--h->n == 0)
-		*h = holders[--nholders];
+	h->n--;
+	forget_idle(h);
+}
+
+unsigned
+clientcap_passed(uid_t uid)
+{
+	struct holder *h = holder_of(uid);
+
+	return h != NULL ? h->passed : 0;
+}
+
+bool
+clientcap_passed_add(uid_t uid, bool past_pool)
+{
+	struct holder *h = holder_of(uid);
+	char why[160];
+
+	if (h == NULL)
+		return false;
+	if (past_pool) {
+		/* A descriptor is a descriptor: past the pool it takes a
+		 * connection's place in the budget. */
+		if (h->past_pool || over_cap(uid, h, why, sizeof(why)))
+			return false;
+		h->past_pool = true;
+		h->n++;
+		total++;
+	}
+	h->passed++;
+	return true;
+}
+
+bool
+clientcap_passed_release(uid_t uid)
+{
+	struct holder *h = holder_of(uid);
+
+	if (h == NULL || h->passed == 0)
+		return false;
+	h->passed--;
+	/* Which one leaves does not matter: free the slot first. */
+	if (h->past_pool) {
+		h->past_pool = false;
+		clientcap_release(uid);
+		return true;
+	}
+	forget_idle(h);
+	return false;
 }
 
 unsigned

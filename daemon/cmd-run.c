@@ -13,6 +13,7 @@
 #include "cmdentry.h"
 #include "conffile.h"
 #include "control.h"
+#include "fdqueue.h"
 #include "job.h"
 #include "lifecycle.h"
 #include "policy.h"
@@ -79,8 +80,10 @@ update_source(struct control_conn *c, json_object *id,
 		control_reply_error(c, id, PROTO_ERR_BAD_ARGUMENT, "update_fd",
 		    "update_fd is set, but no descriptor came with the request "
 		    "(SCM_RIGHTS on its line), or it was not kept: stressd "
-		    "holds at most 4 a client and 32 for all clients but "
-		    "root's");
+		    "holds at most %d a client, %d a uid and %d for all uids "
+		    "but root's (one more for a uid that holds none), and "
+		    "none from a client that may not start runs", FDQUEUE_MAX,
+		    FDQUEUE_PER_UID, FDQUEUE_MAX_TOTAL);
 		return -1;
 	}
 	if (!a->update_fd && a->update_path_given && uid != 0 &&

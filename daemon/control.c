@@ -547,8 +547,11 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	c->pid = cred.pid;
 	if (cred.uid != (uid_t)-1)
 		c->may_change = peer_may_change(fd, &cred);
-	fdqueue_init(&c->fds);
-	c->fds.privileged = cred.uid == 0 || cred.uid == geteuid();
+	/* Only a client that may start a run has a use for a descriptor:
+	 * the others' are closed as they come (fdqueue.h). */
+	fdqueue_init(&c->fds, !c->may_change ? FDQUEUE_READ_ONLY :
+	    cred.uid == 0 || cred.uid == geteuid() ? FDQUEUE_PRIVILEGED :
+	    FDQUEUE_SHARED, cred.uid);
 	c->next = conns;
 	if (conns != NULL)
 		conns->prev = c;

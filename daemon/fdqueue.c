@@ -1,25 +1,52 @@
 /* Descriptors passed by control clients; see fdqueue.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clientcap.h"
 #include "fdqueue.h"
 
-static unsigned	total;	/* held by every queue: one event loop thread */
+/* Held in the pool by every queue: one event loop thread. */
+static unsigned	total;
 
 void
-fdqueue_init(struct fdqueue *q)
+fdqueue_init(struct fdqueue *q, enum fdqueue_who who, uid_t uid)
 {
 	memset(q, 0, sizeof(*q));
+	q->who = who;
+	q->uid = uid;
+}
+
+/* May q hold one more?  A shared uid's is counted: in the pool while it
+ * has room, else one past it for a uid that holds none. */
+static bool
+room(struct fdqueue *q)
+{
+	unsigned held;
+
+	if (q->who == FDQUEUE_READ_ONLY || q->n == FDQUEUE_MAX)
+		return false;
+	if (q->who == FDQUEUE_PRIVILEGED)
+		return true;
+	held = clientcap_passed(q->uid);
+	if (held >= FDQUEUE_PER_UID)
+		return false;
+	if (total < FDQUEUE_MAX_TOTAL) {
+		if (!clientcap_passed_add(q->uid, false))
+			return false;
+		total++;
+		return true;
+	}
+	return held == 0 && clientcap_passed_add(q->uid, true);
 }
 
 /* Keep fd, arrived at offset at, if there is room; else close it. */
 static void
 keep(struct fdqueue *q, int fd, uint64_t at)
 {
-	if (q->n == FDQUEUE_MAX || (total >= FDQUEUE_MAX_TOTAL &&
-	    !q->privileged)) {
+	if (!room(q)) {
 		close(fd);
 		q->dropped++;
 		return;
@@ -27,7 +54,6 @@ keep(struct fdqueue *q, int fd, uint64_t at)
 	q->q[q->n].fd = fd;
 	q->q[q->n].at = at;
 	q->n++;
-	total++;
 }
 
 ssize_t
@@ -83,7 +109,8 @@ fdqueue_take(struct fdqueue *q, uint64_t upto)
 	fd = q->q[0].fd;
 	memmove(&q->q[0], &q->q[1], (q->n - 1) * sizeof(q->q[0]));
 	q->n--;
-	total--;
+	if (q->who == FDQUEUE_SHARED && !clientcap_passed_release(q->uid))
+		total--;
 	return fd;
 }
 

@@ -117,6 +117,49 @@ hist_merge(struct hist *dst, const struct hist *src)
 	sum_add(dst, lo, hi);
 }
 
+/* Smallest value that lands in bucket i. */
+static uint64_t
+bucket_lower(size_t i)
+{
+	unsigned shift;
+
+	if (i == OVERFLOW)
+		return HIST_MAX_NS + 1;
+	if (i < 2 * SUB_COUNT)
+		return i;
+	shift = (unsigned)(i >> HIST_SUB_BITS) - 1;
+	return ((i & (SUB_COUNT - 1)) + SUB_COUNT) << shift;
+}
+
+void
+hist_subtract(struct hist *dst, const struct hist *src)
+{
+	size_t lo, hi;
+
+	if (src->n == 0 || dst->n == 0)
+		return;
+	for (size_t i = bucket_of(src->min); i <= bucket_of(src->max); i++)
+		dst->c[i] -= src->c[i] < dst->c[i] ? src->c[i] : dst->c[i];
+	dst->n -= src->n < dst->n ? src->n : dst->n;
+	dst->sum_hi -= src->sum_hi + (dst->sum_lo < src->sum_lo);  /* borrow */
+	dst->sum_lo -= src->sum_lo;
+	if (dst->n == 0) {
+		hist_reset(dst);
+		return;
+	}
+	lo = bucket_of(dst->min);
+	hi = bucket_of(dst->max);
+	while (lo < hi && dst->c[lo] == 0)
+		lo++;
+	while (hi > lo && dst->c[hi] == 0)
+		hi--;
+	/* the records left lie in [lo, hi]: the old extremes if there */
+	if (bucket_lower(lo) > dst->min)
+		dst->min = bucket_lower(lo);
+	if (bucket_upper(hi) < dst->max)
+		dst->max = bucket_upper(hi);
+}
+
 uint64_t
 hist_count(const struct hist *h)
 {

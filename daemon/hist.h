@@ -41,6 +41,10 @@ void		 hist_reset(struct hist *h);
 void		 hist_record(struct hist *h, uint64_t ns);
 /* Add every record of src to dst. */
 void		 hist_merge(struct hist *dst, const struct hist *src);
+/* Take src, an earlier state of dst (every bucket at most dst's), out of
+ * dst: what dst recorded since.  Count, sum and mean stay exact; min and
+ * max become the bounds of the outermost buckets left, within dst's. */
+void		 hist_subtract(struct hist *dst, const struct hist *src);
 
 uint64_t	 hist_count(const struct hist *h);
 /* Exact; 0 when empty. */

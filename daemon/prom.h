@@ -5,10 +5,12 @@
  *
  * The listener runs on the daemon's event loop beside the control socket,
  * so nothing here blocks: replies are rendered from memory and queued;
- * at most PROM_MAX_CONNS connections are held (more are closed as they are
- * accepted), and each request must be read and answered within
- * PROM_DEADLINE_S of its connection's accept (or of the previous reply on
- * a kept-alive connection), however its bytes trickle in.
+ * at most PROM_MAX_CONNS connections are held (past that one held gives
+ * way to the new one, or the new one is closed as it is accepted), each
+ * request must be read and answered within PROM_DEADLINE_S of its
+ * connection's accept (or of the previous reply on a kept-alive
+ * connection), however its bytes trickle in, and a connection is answered
+ * at most PROM_MAX_REQUESTS requests.
  *
  * Metric names passed to the helpers must already be valid Prometheus
  * names ([a-zA-Z_:][a-zA-Z0-9_:]*); label values from outside (paths, run
@@ -33,6 +35,9 @@
 /* Connections held at once, unless prom_set_limits says otherwise (the
  * descriptor budget, fdbudget.h, gives the daemon's). */
 #define PROM_MAX_CONNS		64
+/* Requests answered on one connection: the last reply says
+ * "Connection: close", so no client holds a slot for ever. */
+#define PROM_MAX_REQUESTS	100
 
 /* Write the body of one scrape into out. */
 typedef void	(*prom_render_fn)(struct evbuffer *out, void *arg);

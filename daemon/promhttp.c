@@ -5,10 +5,11 @@
  * Written on bufferevents rather than evhttp because evhttp 2.1 neither
  * caps its connections nor bounds a request's time (its timeout restarts
  * with every byte, so a client dribbling a byte a second holds its
- * descriptor for ever).  Here connections past the cap are closed as they
- * are accepted, and each request must arrive, and its reply leave, within
- * a deadline counted from accept (or from the previous reply on a kept
- * connection) that no byte extends.
+ * descriptor for ever).  Here a connection past the cap takes the place of
+ * one held (evict_one says which), or is closed as it is accepted; each
+ * request must arrive, and its reply leave, within a deadline counted
+ * from accept (or from the previous reply on a kept connection) that no
+ * byte extends; and a connection is closed after PROM_MAX_REQUESTS.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -40,7 +41,8 @@ struct hconn {
 	struct hconn		*next, *prev;
 	bool			 closing;	/* free once output is flushed */
 	bool			 served;	/* answered a request */
-	double			 idle_since;	/* of its last reply */
+	double			 since;		/* its accept, then its last reply */
+	unsigned		 requests;	/* heads read */
 };
 
 static struct event_base	*hbase;
@@ -51,6 +53,7 @@ static unsigned			 nconns;
 static unsigned			 max_conns = PROM_MAX_CONNS;
 static double			 deadline_s = PROM_DEADLINE_S;
 static uint64_t			 refused;	/* connections over the cap */
+static uint64_t			 unfinished;	/* first requests cut at it */
 static prom_render_fn		 render_fn;
 static void			*render_arg;
 static int			 bound_port = -1;
@@ -71,6 +74,8 @@ prom_connections(void)
 static void
 conn_free(struct hconn *c)
 {
+	evutil_socket_t fd;
+
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -78,7 +83,14 @@ conn_free(struct hconn *c)
 	if (c->next != NULL)
 		c->next->prev = c->prev;
 	event_free(c->deadline);
+	/* Closed here, not by the bufferevent: libevent defers that close to
+	 * the next turn of the loop, and one turn of the listener accepts (and
+	 * evicts for) every connection queued, so a flood at the cap would hold
+	 * a descriptor for each until the turn ends. */
+	fd = bufferevent_getfd(c->bev);
 	bufferevent_free(c->bev);
+	if (fd != -1)
+		close(fd);
 	free(c);
 	nconns--;
 }
@@ -213,6 +225,9 @@ handle_head(struct hconn *c, char *head)
 		    (minor == 0 && strcasecmp(val, "keep-alive") != 0);
 	else
 		c->closing = minor == 0;
+	/* A slot is not held for ever by keeping it busy. */
+	if (++c->requests >= PROM_MAX_REQUESTS)
+		c->closing = true;
 	/* No bodies: one would have to be read past to find the next
 	 * request. */
 	if (header_value(hdrs, "Transfer-Encoding", val, sizeof(val)) ||
@@ -295,7 +310,7 @@ conn_read(struct bufferevent *bev, void *arg)
 		if (!c->closing) {
 			arm_deadline(c);
 			c->served = true;
-			c->idle_since = util_now();
+			c->since = util_now();
 		}
 	}
 	if (c->closing) {
@@ -334,35 +349,43 @@ conn_event(struct bufferevent *bev, short what, void *arg)
 }
 
 /*
- * At the cap, the connection kept alive the longest since its last reply,
- * with no reply going out, gives way: holding idle connections open does
- * not lock a scraper out.  One with nothing of a next request in goes
- * first; failing that, one that has started its next request goes too,
- * or clients that start the next request the moment one is answered
- * would never be idle and starve new scrapes (issue 22).  A connection
- * still on its first request does not (its deadline ends it), so a new
- * scrape is never the one evicted.  True if one went.
+ * At the cap one connection gives way to the new one, so that neither
+ * idle keep-alives nor requests that never finish lock a scrape out
+ * (issue 22).  In this order, within each the one waiting longest (since
+ * its last reply, or its accept): a kept-alive connection with nothing of
+ * its next request in; one mid its next request (clients that start the
+ * next request the moment one is answered are never idle); one with part
+ * of its first request in, which it has not finished (a slowloris, or a
+ * client gone); one with nothing in yet, last, as a scrape just accepted
+ * has its request still in flight.  One with a reply going out is kept.
+ * True if one went.
  */
 static bool
-evict_idle(void)
+evict_one(void)
 {
-	struct hconn *c, *idle = NULL, *busy = NULL;
+	struct hconn *c, *oldest[4] = { NULL, NULL, NULL, NULL };
+	int t;
 
 	for (c = conns; c != NULL; c = c->next) {
-		if (!c->served || c->closing ||
+		bool in = evbuffer_get_length(bufferevent_get_input(c->bev)) > 0;
+
+		if (c->closing ||
 		    evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
 			continue;
-		if (evbuffer_get_length(bufferevent_get_input(c->bev)) == 0) {
-			if (idle == NULL || c->idle_since < idle->idle_since)
-				idle = c;
-		} else if (busy == NULL || c->idle_since < busy->idle_since)
-			busy = c;
+		t = c->served ? (in ? 1 : 0) : (in ? 2 : 3);
+		/* <=: the list runs newest first, so on a tie the older. */
+		if (oldest[t] == NULL || c->since <= oldest[t]->since)
+			oldest[t] = c;
 	}
-	if (idle == NULL)
-		idle = busy;
-	if (idle == NULL)
+	for (t = 0; t < 4 && oldest[t] == NULL; t++)
+		;
+	if (t == 4)
 		return false;
-	conn_free(idle);
+	if (t >= 2 && unfinished++ % 1000 == 0)
+		log_warnx("/metrics: %u connections, the cap; closing the "
+		    "oldest with its first request unfinished for a new one "
+		    "(%ju so far)", max_conns, (uintmax_t)unfinished);
+	conn_free(oldest[t]);
 	return true;
 }
 
@@ -378,7 +401,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	(void)arg;
 	/* Over the cap: closed at once, so a flood costs an accept and a
 	 * close each, never a descriptor held. */
-	if (nconns >= max_conns && !evict_idle()) {
+	if (nconns >= max_conns && !evict_one()) {
 		if (refused++ % 1000 == 0)
 			log_warnx("/metrics: %u connections, the cap; closing "
 			    "new ones (%ju so far)", max_conns,
@@ -388,8 +411,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->deadline = evtimer_new(hbase, on_deadline, c)) == NULL ||
-	    (c->bev = bufferevent_socket_new(hbase, fd,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+	    (c->bev = bufferevent_socket_new(hbase, fd, 0)) == NULL) {
 		if (c != NULL && c->deadline != NULL)
 			event_free(c->deadline);
 		free(c);
@@ -401,6 +423,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 		conns->prev = c;
 	conns = c;
 	nconns++;
+	c->since = util_now();
 	bufferevent_setcb(c->bev, conn_read, conn_write, conn_event, c);
 	bufferevent_setwatermark(c->bev, EV_READ, 0, PROM_MAX_HEADERS_SIZE + 4);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);

@@ -14,6 +14,7 @@
 
 #include "cpustat.h"
 #include "hist.h"
+#include "latwin.h"
 #include "loadgen.h"
 #include "log.h"
 #include "memcap.h"
@@ -192,6 +193,7 @@ run_prepare(unsigned id, const char *state_dir, const struct config *cfg,
 	r->state = RUN_CREATING;
 	r->cc.flush_s = -1;
 	pthread_mutex_init(&r->lat.mu, NULL);
+	latwin_init(&r->lat.win);
 	r->hooks.error = on_error;
 	r->hooks.offered = on_offered;
 	r->hooks.call_time = on_call_time;
@@ -206,6 +208,7 @@ run_prepare(unsigned id, const char *state_dir, const struct config *cfg,
 	    (r->lat.call_copy = hist_create()) == NULL ||
 	    (r->lat.fsync = hist_create()) == NULL ||
 	    (r->lat.fsync_copy = hist_create()) == NULL ||
+	    (r->lat.win_copy = hist_create()) == NULL ||
 	    sampler_init(&r->sampler) == -1 || knobs_copy(&r->p, p) == -1 ||
 	    (r->allowed = policy_dirs_copy(cfg)) == NULL ||
 	    runsetup_start(r) == -1) {
@@ -559,11 +562,21 @@ run_sample(struct run *r)
 	uint64_t rq = UINT64_MAX;
 	char err[1024];
 	time_t now;
+	int lat_ok;
 
 	if (!r->launched || !run_active(r))
 		return;
 	run_snapshot(r, &c);
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
+	r->prev_sample = r->last_sample;
+	r->last_sample = c;
+	/* the same instant as the sample: its latency since then */
+	pthread_mutex_lock(&r->lat.mu);
+	lat_ok = latwin_add(&r->lat.win, c.taken_at - r->start_mono,
+	    r->lat.e2p);
+	pthread_mutex_unlock(&r->lat.mu);
+	if (lat_ok == -1)
+		log_warnx("run %u: out of memory for a latency snapshot", r->id);
 	if (r->cc.conn != NULL) {
 		if (runflush_poll(r) == 0)
 			rq = r->cc.latest.queue_length;
@@ -654,6 +667,8 @@ run_free(struct run *r)
 	hist_destroy(r->lat.call_copy);
 	hist_destroy(r->lat.fsync);
 	hist_destroy(r->lat.fsync_copy);
+	hist_destroy(r->lat.win_copy);
+	latwin_free(&r->lat.win);
 	rrdcc_free(r->cc.conn);
 	pthread_mutex_destroy(&r->lat.mu);
 	free(r->replay);

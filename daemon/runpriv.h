@@ -16,6 +16,7 @@
 #include "confine.h"
 #include "cpustat.h"
 #include "evict.h"
+#include "latwin.h"
 #include "mountinfo.h"
 #include "proto.h"
 #include "queue.h"
@@ -49,6 +50,10 @@ struct run_latency {
 	pthread_mutex_t		 mu;
 	struct hist		*e2p, *call, *e2p_copy, *call_copy;
 	struct hist		*fsync, *fsync_copy;	/* sync=data */
+	/* e2p as of the samples, for the latency since a moment (the
+	 * verdict's steady window); win_copy its scratch */
+	struct latwin		 win;
+	struct hist		*win_copy;
 	uint64_t		 fsync_failed;
 };
 
@@ -114,7 +119,9 @@ struct run {
 	bool			 failed;	/* ends failed, with reason */
 	bool			 launched;
 	uint64_t		 generated;	/* final, once ended */
-	struct queue_counters	 last;		/* window of "current" rates */
+	/* The "current" rates' window: the latest sample interval, the same
+	 * for every client (a stats call moves nothing). */
+	struct queue_counters	 prev_sample, last_sample;
 	struct queue_counters	 final;		/* frozen at the end */
 	struct cpustat		 cpu0, cpu1;	/* CPU at start, at the end */
 
@@ -165,10 +172,10 @@ bool	runflush_done(struct run *r);
 /* The verdict's input for r as of now (the end of a run that ended),
  * on points in *pts (the caller frees). */
 struct verdict_input;
-struct verdict_point;
+struct steady_point;
 void	runview_verdict_input(struct run *r, const struct queue_counters *c,
 	    uint64_t generated, double p99_ms, double now,
-	    struct verdict_input *in, struct verdict_point **pts);
+	    struct verdict_input *in, struct steady_point **pts);
 /* enqueue_to_persist p99 in ms, or -1 before the first write. */
 double	runview_e2p_p99_ms(const struct hist *h);
 /* report.json and samples.csv in the run's directory, fresh. */

@@ -509,7 +509,7 @@ setup(struct run *r, const char **field, char *err, size_t errlen)
 	    r->run_dir);
 	r->start_mono = util_now();
 	r->start_wall = time(NULL);
-	r->last.taken_at = r->start_mono;
+	r->prev_sample.taken_at = r->last_sample.taken_at = r->start_mono;
 	if ((r->sl = stresslog_open(r->log_path, r->id, &r->p,
 	    r->start_mono)) == NULL)
 		BAD("state_dir", "cannot write %s: %s", r->log_path,

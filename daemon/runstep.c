@@ -92,7 +92,7 @@ run_step_figures(struct run *r, double settle_s, double rate,
 {
 	struct queue_counters c;
 	struct verdict_input in;
-	struct verdict_point *pts = NULL;
+	struct steady_point *pts = NULL;
 	uint64_t generated;
 	double now, p99, share;
 

@@ -8,6 +8,7 @@
 #include "cpustat.h"
 #include "hist.h"
 #include "knobs.h"
+#include "latwin.h"
 #include "loadgen.h"
 #include "log.h"
 #include "queue.h"
@@ -25,7 +26,7 @@
 struct run_verdict {
 	struct verdict_input	 in;
 	struct verdict		 v;
-	struct verdict_point	*pts;
+	struct steady_point	*pts;
 };
 
 /* enqueue_to_persist p99 in ms, or -1 before the first write. */
@@ -35,10 +36,28 @@ runview_e2p_p99_ms(const struct hist *h)
 	return hist_count(h) > 0 ? (double)hist_percentile(h, 99) / 1e6 : -1;
 }
 
+/* The verdict's latency_since: enqueue_to_persist of the values
+ * persisted since t s (verdict.h). */
+static bool
+latency_since(void *arg, double t, double *from_s, double *p50_ms,
+    double *p99_ms)
+{
+	struct run *r = arg;
+	bool any;
+
+	pthread_mutex_lock(&r->lat.mu);
+	latwin_since(&r->lat.win, r->lat.e2p, t, r->lat.win_copy, from_s);
+	any = hist_count(r->lat.win_copy) > 0;
+	*p50_ms = (double)hist_percentile(r->lat.win_copy, 50) / 1e6;
+	*p99_ms = (double)hist_percentile(r->lat.win_copy, 99) / 1e6;
+	pthread_mutex_unlock(&r->lat.mu);
+	return any;
+}
+
 void
 runview_verdict_input(struct run *r, const struct queue_counters *c,
     uint64_t generated, double p99_ms, double now, struct verdict_input *in,
-    struct verdict_point **pts)
+    struct steady_point **pts)
 {
 	const struct sampler *s = &r->sampler;
 	uint64_t kinds[RRDFILE_NKINDS];
@@ -79,6 +98,8 @@ runview_verdict_input(struct run *r, const struct queue_counters *c,
 	in->latency_p99_ms = p99_ms;
 	in->latency_bound_ms = 1000 * (r->p.latency_bound > 0 ?
 	    r->p.latency_bound : (double)r->p.step);
+	in->latency_since = latency_since;
+	in->latency_arg = r;
 	in->sample_interval = r->p.sample_interval;
 	in->sync_none = r->p.sync == KNOBS_SYNC_NONE && r->cc.conn == NULL;
 	in->run_bytes = r->file_bytes * r->p.files;
@@ -304,15 +325,14 @@ run_stats_json(struct run *r)
 		c = r->final;
 		generated = r->generated;
 	}
-	if (c.taken_at > r->last.taken_at)
-		stats_rates_window(&r->last, &c, &cur);
+	if (r->last_sample.taken_at > r->prev_sample.taken_at)
+		stats_rates_window(&r->prev_sample, &r->last_sample, &cur);
 	else
 		memset(&cur, 0, sizeof(cur));
 	/* A run that ended is measured to its last write, not to the tick
 	 * that noticed the end. */
 	stats_rates_overall(&c, run_active(r) || c.last_done == 0 ?
 	    c.taken_at : c.last_done, &all);
-	r->last = c;
 	o = stats_to_json(&c, &cur, &all);
 	add_run_keys(o, r, c.taken_at, generated);
 	add_error_keys(o, r, true);

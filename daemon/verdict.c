@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "steady.h"
 #include "verdict.h"
 
 #define MIB	(1024.0 * 1024.0)
@@ -17,61 +18,34 @@ verdict_warning_code(enum verdict_warning w)
 	return (unsigned)w < VERDICT_NWARNINGS ? warning_codes[w] : "unknown";
 }
 
-/* The samples with from <= t <= to: [*i0, *i1). */
+/* Rule 2: the steady window of the load phase and the latency of the
+ * values persisted in it. */
 static void
-phase_range(const struct verdict_input *in, double from, double to,
-    size_t *i0, size_t *i1)
+measure_steady(const struct verdict_input *in, struct verdict *v)
 {
-	size_t i = 0;
+	struct steady *s = &v->steady;
 
-	while (i < in->npts && in->pts[i].t < from)
-		i++;
-	*i0 = i;
-	while (i < in->npts && in->pts[i].t <= to)
-		i++;
-	*i1 = i;
+	steady_find(in->pts, in->npts, in->load_from_s, in->load_to_s,
+	    in->sample_interval, in->files, s);
+	v->have_slope = s->line.ok;
+	v->slope = s->line.slope;
+	v->se = s->line.se;
+	if (!s->found)
+		return;
+	if (in->latency_since != NULL)
+		v->have_window_latency = in->latency_since(in->latency_arg,
+		    s->from_s, &v->window_from_s, &v->window_p50_ms,
+		    &v->window_p99_ms);
+	else if (in->latency_p99_ms >= 0) {
+		/* no window known: the whole run's stands for it */
+		v->have_window_latency = true;
+		v->window_p50_ms = NAN;
+		v->window_p99_ms = in->latency_p99_ms;
+	}
 }
 
-/* The line through the batch means of pts[i0..i1): slope and its
- * standard error (v->slope, v->se). */
-static void
-trend(const struct verdict_point *pts, size_t i0, size_t i1,
-    struct verdict *v)
-{
-	double bt[VERDICT_BATCHES], by[VERDICT_BATCHES];
-	double mt = 0, my = 0, sxx = 0, sxy = 0, rss = 0;
-	size_t n = i1 - i0;
-
-	for (size_t b = 0; b < VERDICT_BATCHES; b++) {
-		size_t lo = i0 + b * n / VERDICT_BATCHES;
-		size_t hi = i0 + (b + 1) * n / VERDICT_BATCHES;
-
-		bt[b] = by[b] = 0;
-		for (size_t i = lo; i < hi; i++) {
-			bt[b] += pts[i].t;
-			by[b] += pts[i].y;
-		}
-		bt[b] /= (double)(hi - lo);
-		by[b] /= (double)(hi - lo);
-		mt += bt[b] / VERDICT_BATCHES;
-		my += by[b] / VERDICT_BATCHES;
-	}
-	for (size_t b = 0; b < VERDICT_BATCHES; b++) {
-		sxx += (bt[b] - mt) * (bt[b] - mt);
-		sxy += (bt[b] - mt) * (by[b] - my);
-	}
-	v->slope = sxx > 0 ? sxy / sxx : 0;
-	for (size_t b = 0; b < VERDICT_BATCHES; b++) {
-		double r = by[b] - my - v->slope * (bt[b] - mt);
-
-		rss += r * r;
-	}
-	v->se = sxx > 0 ? sqrt(rss / (VERDICT_BATCHES - 2) / sxx) : 0;
-	v->have_slope = sxx > 0;
-	v->backlog_1h = v->slope * 3600;
-}
-
-/* The load phase after its settle, its samples and their trend. */
+/* The load phase (rule 1: after its settle), its samples and their
+ * trend or steady window. */
 static void
 measure(const struct verdict_input *in, struct verdict *v)
 {
@@ -81,7 +55,8 @@ measure(const struct verdict_input *in, struct verdict *v)
 	if (in->load_from_s < 0)
 		return;
 	len = in->load_to_s - in->load_from_s;
-	phase_range(in, in->load_from_s, in->load_to_s, &i0, &i1);
+	steady_span(in->pts, in->npts, in->load_from_s, in->load_to_s, &i0,
+	    &i1);
 	for (size_t i = i0; i < i1; i++) {
 		if (in->pts[i].y > v->max_y)
 			v->max_y = in->pts[i].y;
@@ -89,14 +64,27 @@ measure(const struct verdict_input *in, struct verdict *v)
 	}
 	v->load_samples = i1 - i0;
 	v->to_s = in->load_to_s;
-	v->from_s = in->load_from_s + (len > 0 ? VERDICT_SETTLE * len : 0) +
-	    in->settle_s;
+	v->from_s = in->load_from_s;
+	if (v->rule == VERDICT_RULE_TREND)
+		v->from_s += (len > 0 ? VERDICT_SETTLE * len : 0) +
+		    in->settle_s;
 	if (v->from_s > v->to_s)
 		v->from_s = v->to_s;
-	phase_range(in, v->from_s, v->to_s, &i0, &i1);
+	steady_span(in->pts, in->npts, v->from_s, v->to_s, &i0, &i1);
 	v->samples = i1 - i0;
-	if (v->samples >= VERDICT_MIN_SAMPLES)
-		trend(in->pts, i0, i1, v);
+	if (v->rule == VERDICT_RULE_STEADY) {
+		measure_steady(in, v);
+		return;
+	}
+	if (v->samples >= VERDICT_MIN_SAMPLES) {
+		struct steady_line l;
+
+		steady_trend(in->pts + i0, v->samples, &l);
+		v->have_slope = l.ok;
+		v->slope = l.slope;
+		v->se = l.se;
+		v->backlog_1h = l.slope * 3600;
+	}
 }
 
 #define SAY(...)	snprintf(v->reason, sizeof(v->reason), __VA_ARGS__)
@@ -110,14 +98,20 @@ rate(double d, char *buf, size_t len)
 	return buf;
 }
 
-/* A capacity step's trend against its growth bound (values/s). */
+/* Rule 1: kept_up and its reason by the trend against the step's bound
+ * on growth (values/s). */
 static void
-judge_step_trend(struct verdict *v, const char *s, const char *l,
-    const char *h)
+judge_trend(struct verdict *v)
 {
-	char b[32];
+	double lo = (v->slope - VERDICT_T * v->se) * 3600;
+	double hi = (v->slope + VERDICT_T * v->se) * 3600;
+	char s[32], l[32], h[32], b[32];
 
+	rate(v->slope, s, sizeof(s));
+	rate(lo / 3600, l, sizeof(l));
+	rate(hi / 3600, h, sizeof(h));
 	rate(v->growth_bound_per_s, b, sizeof(b));
+	v->kept_up = lo > v->threshold ? 0 : hi < v->threshold ? 1 : -1;
 	if (v->kept_up == 0) {
 		v->cause = VERDICT_BY_TREND_UP;
 		SAY("significant_ops_pending grew %s values/s (95 %% interval "
@@ -137,54 +131,85 @@ judge_step_trend(struct verdict *v, const char *s, const char *l,
 	}
 }
 
-/* kept_up and its reason by the trend (rule step 7). */
-static void
-judge_trend(struct verdict *v)
+/* A count of values with thousands separated: 1,370. */
+static const char *
+count(double d, char *buf, size_t len)
 {
-	double lo = (v->slope - VERDICT_T * v->se) * 3600;
-	double hi = (v->slope + VERDICT_T * v->se) * 3600;
-	char s[32], l[32], h[32];
+	char digits[32];
+	size_t n, k = 0;
+	const char *p = digits;
 
-	rate(v->slope, s, sizeof(s));
-	rate(lo / 3600, l, sizeof(l));
-	rate(hi / 3600, h, sizeof(h));
-	v->kept_up = lo > v->threshold ? 0 : hi < v->threshold ? 1 : -1;
-	if (v->growth_bound_per_s > 0) {
-		judge_step_trend(v, s, l, h);
+	snprintf(digits, sizeof(digits), "%.0f", fabs(d) < 1e18 ? d : 0);
+	if (*p == '-' && k + 1 < len)
+		buf[k++] = *p++;
+	n = strlen(p);
+	for (size_t i = 0; i < n && k + 2 < len; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = p[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* A duration in ms as a person reads it: "44.8 s", "5.2 ms". */
+static const char *
+dur(double ms, char *buf, size_t len)
+{
+	if (ms >= 1000)
+		snprintf(buf, len, "%.1f s", ms / 1000);
+	else
+		snprintf(buf, len, "%.1f ms", ms);
+	return buf;
+}
+
+/* Rule 2, step 7: the steady window and the latency in it. */
+static void
+judge_steady(struct verdict *v)
+{
+	const struct steady *s = &v->steady;
+	double len = v->to_s - v->from_s;
+	char lv[32], tol[32], p99[32], p50[64], bound[32], tr[32], se[32];
+
+	count(s->level, lv, sizeof(lv));
+	count(s->tolerance, tol, sizeof(tol));
+	dur(v->latency_bound_ms, bound, sizeof(bound));
+	if (!s->found) {
+		v->kept_up = -1;
+		v->cause = s->why_not == STEADY_EMPTYING ? VERDICT_BY_EMPTYING :
+		    s->why_not == STEADY_NOISY ? VERDICT_BY_NOISY :
+		    VERDICT_BY_FILLING;
+		rate(s->line.slope, tr, sizeof(tr));
+		rate(STEADY_T * s->line.se, se, sizeof(se));
+		SAY("%s after %.1f s (significant_ops_pending %s values/s "
+		    "+/- %s from %.1f to %.1f s, around %s; steady is within "
+		    "+/- %s); run at least %.0f s.", v->cause ==
+		    VERDICT_BY_EMPTYING ? "still emptying" : v->cause ==
+		    VERDICT_BY_NOISY ? "not steady (too noisy)" :
+		    "still filling", len, tr, se, s->from_s, s->to_s, lv, tol,
+		    s->need_s);
 		return;
 	}
-	if (lo > v->threshold) {
-		v->cause = VERDICT_BY_TREND_UP;
-		SAY("significant_ops_pending grew %s values/s (95 %% interval "
-		    "%s to %s) from %.1f to %.1f s: at least %.0f more pending "
-		    "in 1 h, over the %.0f allowed.", s, l, h, v->from_s,
-		    v->to_s, lo, v->threshold);
-	} else if (hi < v->threshold && lo > 0) {
-		/* under the threshold, yet surely growing: not "bounded" */
-		v->cause = VERDICT_BY_TREND_BOUNDED;
-		SAY("significant_ops_pending grew by %s values/s (95 %% "
-		    "interval %s to %s) from %.1f to %.1f s, under the material "
-		    "backlog of %.0f in 1 h: at most %.0f more pending in 1 h.",
-		    s, l, h, v->from_s, v->to_s, v->threshold, hi);
-	} else if (hi < 0) {
-		/* surely shrinking: the queue of the settle draining */
-		v->cause = VERDICT_BY_TREND_BOUNDED;
-		SAY("significant_ops_pending shrank from %.1f to %.1f s: trend "
-		    "%s values/s (95 %% interval %s to %s), at least %.0f fewer "
-		    "pending in 1 h.", v->from_s, v->to_s, s, l, h, -hi);
-	} else if (hi < v->threshold) {
-		v->cause = VERDICT_BY_TREND_BOUNDED;
-		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
-		    "s: trend %s values/s (95 %% interval %s to %s), at most "
-		    "%.0f more pending in 1 h, under %.0f.", v->from_s,
-		    v->to_s, s, l, h, hi, v->threshold);
-	} else {
-		v->cause = VERDICT_BY_TREND_UNSURE;
-		SAY("the trend of significant_ops_pending, %s values/s (95 %% "
-		    "interval %s to %s), can neither rule out nor show a "
-		    "backlog of %.0f in 1 h; a longer run can tell.", s, l, h,
-		    v->threshold);
+	if (!v->have_window_latency) {
+		v->kept_up = -1;
+		v->cause = VERDICT_BY_STEADY;
+		SAY("queue steady at %s values from %.1f to %.1f s (after a "
+		    "fill of %.1f s), but no value was persisted in it to "
+		    "time.", lv, s->from_s, s->to_s, s->fill_s);
+		return;
 	}
+	dur(v->window_p99_ms, p99, sizeof(p99));
+	if (isnan(v->window_p50_ms))
+		snprintf(p50, sizeof(p50), "over the whole run");
+	else
+		snprintf(p50, sizeof(p50), "from %.1f s; p50 %s",
+		    v->window_from_s, dur(v->window_p50_ms, tr, sizeof(tr)));
+	v->kept_up = v->window_p99_ms <= v->latency_bound_ms;
+	v->cause = v->kept_up ? VERDICT_BY_STEADY : VERDICT_BY_STEADY_LATE;
+	SAY("queue steady at %s values from %.1f to %.1f s (after a fill of "
+	    "%.1f s); values land within %s (enqueue_to_persist p99 %s), %s "
+	    "%s.", lv, s->from_s, s->to_s, s->fill_s, p99, p50, v->kept_up ?
+	    "bound" : "past the bound of", bound);
 }
 
 /* Rule steps 1 to 4, each setting kept_up; false when none applies. */
@@ -288,6 +313,10 @@ judge_samples(const struct verdict_input *in, struct verdict *v)
 		    (unsigned long long)in->generated,
 		    (unsigned long long)in->max_updates, v->samples,
 		    VERDICT_MIN_SAMPLES);
+	else if (v->rule == VERDICT_RULE_STEADY)
+		SAY("only %zu samples in the load phase (%.1f to %.1f s); the "
+		    "rule needs %d: run at least %.0f s.", v->samples,
+		    v->from_s, v->to_s, VERDICT_MIN_SAMPLES, v->steady.need_s);
 	else
 		SAY("only %zu samples in the load phase (%.1f to %.1f s); the "
 		    "rule needs %d.", v->samples, v->from_s, v->to_s,
@@ -329,14 +358,15 @@ void
 verdict_compute(const struct verdict_input *in, struct verdict *v)
 {
 	memset(v, 0, sizeof(*v));
+	v->rule = in->growth_bound_per_s > 0 ? VERDICT_RULE_TREND :
+	    VERDICT_RULE_STEADY;
 	v->dropped = in->dropped;
 	v->failed = in->failed;
 	v->stopped_early = in->stopped_early;
 	v->latency_p99_ms = in->latency_p99_ms;
 	v->latency_bound_ms = in->latency_bound_ms;
-	v->threshold = fmax(VERDICT_FLOOR,
-	    VERDICT_FILES_SHARE * (double)in->files);
-	if (in->growth_bound_per_s > 0) {
+	v->steady.why_not = STEADY_SHORT;
+	if (v->rule == VERDICT_RULE_TREND) {
 		v->growth_bound_per_s = in->growth_bound_per_s;
 		v->threshold = 3600 * in->growth_bound_per_s;
 	}
@@ -345,8 +375,10 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 		;
 	else if (in->no_queue)
 		judge_direct(in, v);
-	else
+	else if (v->rule == VERDICT_RULE_TREND)
 		judge_trend(v);
+	else
+		judge_steady(v);
 	if (in->stopped_early && v->cause != VERDICT_BY_FEW_SAMPLES) {
 		size_t len = strlen(v->reason);
 
@@ -391,6 +423,38 @@ num_or_null(bool have, double d)
 	return have && isfinite(d) ? json_object_new_double(d) : NULL;
 }
 
+/* Rule 2's "steady": the window, or why there is none. */
+static json_object *
+steady_json(const struct verdict *v)
+{
+	const struct steady *s = &v->steady;
+	const char *why = steady_why_name(s->why_not);
+	json_object *o = json_object_new_object();
+	bool judged = s->samples > 0;
+
+	json_object_object_add(o, "found", json_object_new_boolean(s->found));
+	json_object_object_add(o, "why_not", why != NULL ?
+	    json_object_new_string(why) : NULL);
+	json_object_object_add(o, "fill_s", num_or_null(s->found, s->fill_s));
+	json_object_object_add(o, "from_s", num_or_null(judged, s->from_s));
+	json_object_object_add(o, "to_s", num_or_null(judged, s->to_s));
+	json_object_object_add(o, "samples",
+	    json_object_new_int64((int64_t)s->samples));
+	json_object_object_add(o, "level", num_or_null(judged, s->level));
+	json_object_object_add(o, "tolerance",
+	    num_or_null(judged, s->tolerance));
+	json_object_object_add(o, "latency_from_s", num_or_null(
+	    v->have_window_latency && !isnan(v->window_p50_ms),
+	    v->window_from_s));
+	json_object_object_add(o, "latency_p50_ms",
+	    num_or_null(v->have_window_latency, v->window_p50_ms));
+	json_object_object_add(o, "latency_p99_ms",
+	    num_or_null(v->have_window_latency, v->window_p99_ms));
+	json_object_object_add(o, "run_at_least_s",
+	    num_or_null(!s->found && s->need_s > 0, s->need_s));
+	return o;
+}
+
 json_object *
 verdict_json(const struct verdict *v)
 {
@@ -399,7 +463,7 @@ verdict_json(const struct verdict *v)
 	json_object_object_add(o, "kept_up", v->kept_up < 0 ? NULL :
 	    json_object_new_boolean(v->kept_up == 1));
 	json_object_object_add(o, "reason", json_object_new_string(v->reason));
-	json_object_object_add(o, "rule", json_object_new_int(VERDICT_RULE));
+	json_object_object_add(o, "rule", json_object_new_int(v->rule));
 	p = json_object_new_object();
 	json_object_object_add(p, "from_s", json_object_new_double(v->from_s));
 	json_object_object_add(p, "to_s", json_object_new_double(v->to_s));
@@ -410,13 +474,15 @@ verdict_json(const struct verdict *v)
 	    num_or_null(v->have_slope, v->slope));
 	json_object_object_add(o, "slope_stderr",
 	    num_or_null(v->have_slope, v->se));
-	json_object_object_add(o, "backlog_in_1h",
-	    num_or_null(v->have_slope, v->backlog_1h));
-	json_object_object_add(o, "backlog_threshold",
-	    json_object_new_double(v->threshold));
-	if (v->growth_bound_per_s > 0)
+	if (v->rule == VERDICT_RULE_TREND) {
+		json_object_object_add(o, "backlog_in_1h",
+		    num_or_null(v->have_slope, v->backlog_1h));
+		json_object_object_add(o, "backlog_threshold",
+		    json_object_new_double(v->threshold));
 		json_object_object_add(o, "growth_bound_per_s",
 		    json_object_new_double(v->growth_bound_per_s));
+	} else
+		json_object_object_add(o, "steady", steady_json(v));
 	json_object_object_add(o, "latency_p99_ms",
 	    num_or_null(v->latency_p99_ms >= 0, v->latency_p99_ms));
 	json_object_object_add(o, "latency_bound_ms",
@@ -452,7 +518,8 @@ warning_text(enum verdict_warning w, const struct verdict *v,
 			    v->samples,
 			    VERDICT_MIN_SAMPLES, in->sample_interval,
 			    ceil(VERDICT_MIN_SAMPLES * in->sample_interval /
-			    (1 - VERDICT_SETTLE)));
+			    (v->rule == VERDICT_RULE_TREND ? 1 - VERDICT_SETTLE :
+			    1)));
 		break;
 	case VERDICT_W_FLAT_OUT:
 		snprintf(buf, len, "update_time 0 ran the generators flat out: "

@@ -1,47 +1,41 @@
 /*
- * The keep-up verdict (rule 1) and the warnings of a run: pure functions
- * over its sampled significant_ops_pending and a few counts, with no
- * knowledge of struct run, so that the capacity search can judge each of
- * its steps with the same rule.  man stressd(8) "THE VERDICT" states the
- * rule in words; the constants below are its thresholds.
+ * The keep-up verdict and the warnings of a run: pure functions over its
+ * sampled significant_ops_pending and a few counts, with no knowledge of
+ * struct run, so that the capacity search can judge each of its steps
+ * with the same rule.  man stressd(8) "THE VERDICT" states the rule in
+ * words; the constants below (and steady.h's) are its thresholds.
  *
- * The rule, in order (the first that applies decides):
+ * Rule 2 (a run), in order (the first that applies decides):
  *  1. failed > 0 (update values or creates that failed): fell behind;
  *     cannot tell when every error is of kind denied (a setup problem).
  *  2. update_time 0 (flat out): cannot tell.
  *  3. dropped > 0 (refused at a high-water mark): fell behind.
- *  4. enqueue_to_persist p99 > latency bound: fell behind.
+ *  4. enqueue_to_persist p99 over the whole run > latency bound (by
+ *     default one RRD step): fell behind.
  *  5. the pace: generator_waits > 0 (held at queue_memory_max): fell
  *     behind; else generation later than update_time x generated /
  *     max_updates by over VERDICT_LATE_SHARE (and VERDICT_LATE_MIN_S):
  *     without a queue (use_queue false) fell behind, with one cannot
  *     tell (the generators, not the storage, missed the rate: CPU).
  *  6. fewer than VERDICT_MIN_SAMPLES samples in the load phase (from the
- *     load's start plus a settle of VERDICT_SETTLE of its length, to the
- *     end of generation; the drain is not in it): cannot tell.
- *  7. use_queue false: kept up (the pace was kept).  Else the trend:
- *     the samples of the load phase cut into VERDICT_BATCHES consecutive
- *     groups of (nearly) equal count, each averaged (elapsed
- *     s, significant_ops_pending), a least-squares line through those
- *     means.  Batch means make the standard error honest for the
- *     strongly autocorrelated samples of a queue, as long as a group is
- *     longer than the queue's cycles.  Groups are of equal count, not
- *     of equal time: once the sampler thins its older half (past
- *     SAMPLER_KEEP samples) the older groups span more time; the fit of
- *     a steady trend is still unbiased, only its weight leans to the
- *     recent samples, and samples.csv (thinned alike) checks by hand.
- *     The 95 % interval is slope +/- VERDICT_T x stderr (Student t,
- *     VERDICT_BATCHES - 2 degrees of freedom).  The threshold of a
- *     material backlog is max(VERDICT_FLOOR, VERDICT_FILES_SHARE x
- *     files) values in one hour (no share of the offered rate: that
- *     called a short run's queue growing 9 values/s "kept up"):
- *     lower bound x 3600 above it: fell behind; upper bound x 3600 below
- *     it: kept up ("grew by" when the lower bound is over 0, else
- *     "stayed bounded"); else cannot tell (the interval straddles it).
+ *     load's start to the end of generation; the drain is not in it):
+ *     cannot tell.
+ *  7. use_queue false: kept up (the pace was kept).  Else the steady
+ *     window of the load phase (steady.h): none found, cannot tell, with
+ *     why (filling, emptying, noisy) and how long a run would need;
+ *     found, kept up when enqueue_to_persist p99 of the values persisted
+ *     in it (latency_since) is within the bound, else fell behind.
+ *
+ * Rule 1 (a capacity step, growth_bound_per_s > 0): steps 1 to 6 as
+ * above, the load phase less a settle of VERDICT_SETTLE of its length
+ * (and settle_s), then the trend of its samples (steady_trend: batch
+ * means, slope +/- VERDICT_T x stderr) against the step's bound on
+ * growth: lower bound over it: fell behind; upper bound under it: kept
+ * up; else cannot tell.
  *
  * Early answers (the capacity search): call verdict_compute on the
- * samples so far at any time; verdict_settled tells whether more samples
- * of the same load could still change kept_up.
+ * samples so far at any time; verdict_may_change tells whether more
+ * samples of the same load could still change kept_up.
  */
 #ifndef STRESSD_VERDICT_H
 #define STRESSD_VERDICT_H
@@ -51,14 +45,14 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#define VERDICT_RULE		1
-#define VERDICT_MIN_SAMPLES	30	/* in the load phase */
-#define VERDICT_BATCHES		10
-#define VERDICT_T		2.306	/* t(0.975, 8 degrees of freedom) */
-#define VERDICT_SETTLE		0.10	/* of the load phase, skipped */
+#include "steady.h"
+
+#define VERDICT_RULE_TREND	1	/* a capacity step's */
+#define VERDICT_RULE_STEADY	2	/* a run's */
+#define VERDICT_MIN_SAMPLES	STEADY_MIN_SAMPLES	/* in the load phase */
+#define VERDICT_T		STEADY_T
+#define VERDICT_SETTLE		0.10	/* rule 1: of the load phase, skipped */
 #define VERDICT_MIN_INTERVAL	0.1	/* the sample_interval knob's least */
-#define VERDICT_FLOOR		1000.0	/* values in 1 h */
-#define VERDICT_FILES_SHARE	0.10	/* of files, values in 1 h */
 /* generation this share of its schedule late (and VERDICT_LATE_MIN_S
  * at least, for the first seconds of a live verdict) is behind */
 #define VERDICT_LATE_SHARE	0.05
@@ -66,14 +60,8 @@
 /* no_queue: at most this share of the load phase's samples over 1 */
 #define VERDICT_NO_QUEUE_SHARE	0.05
 
-/* One sample: seconds since the run began, significant_ops_pending. */
-struct verdict_point {
-	double	t;
-	double	y;
-};
-
 struct verdict_input {
-	const struct verdict_point *pts;	/* in time order */
+	const struct steady_point *pts;	/* in time order */
 	size_t		 npts;
 	/* The load phase in elapsed s: from the load's start to the end of
 	 * generation (or now).  from_s < 0: the load never started. */
@@ -91,12 +79,18 @@ struct verdict_input {
 	uint64_t	 errors, denied;	/* errors, those of kind denied */
 	double		 latency_p99_ms;	/* < 0: nothing written yet */
 	double		 latency_bound_ms;
-	/* > 0: a capacity step's bound on the trend, values/s, in place of
-	 * the material backlog in 1 h (a step is too short to project an
-	 * hour: it asks whether the storage wrote all but this much) */
+	/* rule 2: enqueue_to_persist of the values persisted since t s
+	 * (the steady window): p50 and p99 in ms and *from_s, where the
+	 * histogram it had begins (at or before t); false when none was
+	 * persisted since.  NULL: the whole run's p99 stands for it. */
+	bool		(*latency_since)(void *arg, double t, double *from_s,
+		    double *p50_ms, double *p99_ms);
+	void		*latency_arg;
+	/* > 0: rule 1, a capacity step's bound on the trend, values/s (it
+	 * asks whether the storage wrote all but this much) */
 	double		 growth_bound_per_s;
-	/* s after the load's start that the trend does not judge either (a
-	 * capacity step's settle); the pace still counts from the start */
+	/* rule 1: s after the load's start that the trend does not judge
+	 * either (the step's settle); the pace still counts from the start */
 	double		 settle_s;
 	/* warnings */
 	double		 sample_interval;
@@ -120,6 +114,12 @@ enum verdict_cause {
 	VERDICT_BY_TREND_UP,		/* fell behind */
 	VERDICT_BY_TREND_BOUNDED,	/* kept up */
 	VERDICT_BY_TREND_UNSURE,	/* cannot tell */
+	/* rule 2 */
+	VERDICT_BY_STEADY,		/* steady, latency within the bound */
+	VERDICT_BY_STEADY_LATE,		/* steady, latency past it */
+	VERDICT_BY_FILLING,		/* no steady window: cannot tell */
+	VERDICT_BY_EMPTYING,
+	VERDICT_BY_NOISY,
 };
 
 /* Warnings, as bits of struct verdict's warnings. */
@@ -133,13 +133,15 @@ enum verdict_warning {
 
 struct verdict {
 	int		 kept_up;	/* 1 true, 0 false, -1 cannot tell */
+	int		 rule;
 	enum verdict_cause cause;
 	char		 reason[600];
-	double		 from_s, to_s;	/* the load phase after the settle */
+	/* the load phase (rule 1: after the settle) */
+	double		 from_s, to_s;
 	size_t		 samples;	/* in it */
 	bool		 have_slope;
 	double		 slope, se, backlog_1h;	/* values/s, values */
-	double		 threshold;	/* a material backlog in 1 h */
+	double		 threshold;	/* rule 1: the step's bound in 1 h */
 	double		 growth_bound_per_s;	/* > 0: a capacity step's */
 	double		 max_y;		/* the largest sample in the phase */
 	size_t		 load_samples;	/* in the whole load phase */
@@ -148,6 +150,10 @@ struct verdict {
 	uint64_t	 dropped, failed;
 	bool		 stopped_early;
 	unsigned	 warnings;	/* 1 << enum verdict_warning */
+	/* rule 2: the steady window and the latency in it */
+	struct steady	 steady;
+	bool		 have_window_latency;
+	double		 window_from_s, window_p50_ms, window_p99_ms;
 };
 
 /* The verdict and warnings of in into *v. */

@@ -24,14 +24,6 @@ D=/dev/shm/stressd-capctl.$$
 mkdir "$D"
 CLEANUP_HOOKS+=("rm -rf '$D'")
 
-png_size() {
-	local hex
-	hex=$(head -c 24 "$1" | od -An -tx1 | tr -d ' \n')
-	[ "${hex:0:16}" = 89504e470d0a1a0a ] || fail "$1: no PNG signature: $hex"
-	[ "${hex:24:8}" = 49484452 ] || fail "$1: first chunk is not IHDR: $hex"
-	printf '%d %d\n' "$((16#${hex:32:8}))" "$((16#${hex:40:8}))"
-}
-
 # Short steps on 200 small files: each step about 5 s.
 KNOBS=(--files 200 --rra "$RRA" --step-min 3 --step-max 5 --settle 0.5)
 
@@ -66,7 +58,7 @@ assert_contains "$out" "updates/s: each of the 200 files updated every" \
 assert_contains "$out" "limited by" "what limited it"
 assert_contains "$out" "Ranking" "ranking"
 assert_contains "$(cat "$T/err")" "Ctrl-C detaches" "Ctrl-C default said"
-read -r w h < <(png_size "$T/cap.png")
+IFS=x read -r w h < <(png_size "$T/cap.png")
 assert_num "$w" ">=" 800 "PNG width"
 assert_num "$h" ">=" 300 "PNG height"
 

@@ -14,16 +14,6 @@
 # reports under --enable-sanitizers; they are not ours.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 
-# png_size FILE: "WIDTHxHEIGHT" from the IHDR chunk, after checking the
-# 8-byte signature and that IHDR is the first chunk (`file` may be absent).
-png_size() {
-	local hex
-	hex=$(head -c 24 "$1" | od -An -tx1 | tr -d ' \n')
-	[ "${hex:0:16}" = 89504e470d0a1a0a ] || fail "$1: no PNG signature: $hex"
-	[ "${hex:24:8}" = 49484452 ] || fail "$1: first chunk is not IHDR: $hex"
-	printf '%dx%d\n' "$((16#${hex:32:8}))" "$((16#${hex:40:8}))"
-}
-
 # Two short paced runs that differ in their sync mode.
 for s in none data; do
 	start_run --dir "$T/$s" --files 40 --max-updates 400 --update-time 2 \

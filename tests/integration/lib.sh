@@ -28,6 +28,11 @@ WAIT_TIMEOUT=${WAIT_TIMEOUT:-180}	# `stressctl wait` for a run to end
 READY_TIMEOUT=${READY_TIMEOUT:-10}	# daemon answering after start
 STOP_TIMEOUT=${STOP_TIMEOUT:-10}	# daemon exit after SIGTERM at cleanup
 
+# stressctl fits its text to 80 columns off a terminal; the tests read
+# whole rows of its tables, so they get wide ones.  widths.sh checks the
+# fitting itself (it unsets this).
+export COLUMNS=1000
+
 # Small RRA so that files stay tiny.
 # shellcheck disable=SC2034  # used by the tests
 RRA='RRA:AVERAGE:0.5:1:10'
@@ -622,3 +627,13 @@ if [ "${LIB_NO_DAEMON:-0}" != 1 ]; then
 	# shellcheck disable=SC2119
 	start_daemon
 fi
+
+# png_size FILE: "WIDTHxHEIGHT" from the IHDR chunk, after checking the
+# 8-byte signature and that IHDR is the first chunk (`file` may be absent).
+png_size() {
+	local hex
+	hex=$(head -c 24 "$1" | od -An -tx1 | tr -d ' \n')
+	[ "${hex:0:16}" = 89504e470d0a1a0a ] || fail "$1: no PNG signature: $hex"
+	[ "${hex:24:8}" = 49484452 ] || fail "$1: first chunk is not IHDR: $hex"
+	printf '%dx%d\n' "$((16#${hex:32:8}))" "$((16#${hex:40:8}))"
+}

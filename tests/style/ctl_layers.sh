@@ -12,7 +12,7 @@ names=(- helpers views commands table)
 # layer MODULE: 1 to 4, or 0 for one that has none
 layer() {
 	case $1 in
-	fmt|columns|kv|termsafe|suggest|client|\
+	fmt|columns|kv|termsafe|suggest|client|gnuplot|\
 	recparse|runrec|statsrec|caprec|sweeprec|runsrec|statusrec) echo 1;;
 	records|verdicts|capview|capline|capgraph|graph|overlay|compare-view|\
 	rank|headline|statsview|replyview|runsview) echo 2;;

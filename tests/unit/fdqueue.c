@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "clientcap.h"
 #include "fdqueue.h"
 
 /* Descriptors this process has open. */
@@ -29,6 +30,18 @@ open_fds(void)
 		n++;
 	closedir(d);
 	return n;
+}
+
+/* A uid no test runs as (not privileged: clientcap.c). */
+#define UID	((uid_t)4401)
+
+/* Count a connection of uid, as control.c does before its queue. */
+static void
+admit(uid_t uid)
+{
+	char why[160];
+
+	assert_true(clientcap_admit(uid, why, sizeof(why)));
 }
 
 /* Send text with nfd copies of fd (0: none) in one sendmsg. */
@@ -104,7 +117,7 @@ test_line_of_descriptor(void **state)
 		uint64_t end1 = strlen(l1) - 1, end2 = end1 + strlen(l2);
 
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-		fdqueue_init(&q);
+		fdqueue_init(&q, FDQUEUE_PRIVILEGED, 0);
 		send_with(sv[1], l1, -1, 0);
 		send_with(sv[1], l2, file, 1);
 		send_with(sv[1], l1, -1, 0);
@@ -139,7 +152,8 @@ test_limits(void **state)
 	(void)state;
 	base = open_fds();
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	fdqueue_init(&q);
+	admit(UID);
+	fdqueue_init(&q, FDQUEUE_SHARED, UID);
 	send_with(sv[1], "x\n", file, FDQUEUE_MAX + 2);
 	assert_int_equal(recv_all(&q, sv[0], buf, sizeof(buf), 4096), 2);
 	assert_int_equal(q.n, 0);
@@ -161,59 +175,167 @@ test_limits(void **state)
 	fdqueue_clear(&q);
 	assert_int_equal(q.n, 0);
 	assert_int_equal(fdqueue_total(), 0);
+	assert_int_equal(clientcap_passed(UID), 0);
 	close(sv[0]);
 	close(sv[1]);
 	assert_int_equal(open_fds(), base);
 	close(file);
+	clientcap_reset();
 }
 
-/* All connections together hold at most FDQUEUE_MAX_TOTAL. */
+/* Descriptors pass one a message, count times, on pair sv into q. */
 static void
-test_total(void **state)
+pass(struct fdqueue *q, int sv[2], int file, int count)
 {
-	enum { NQ = FDQUEUE_MAX_TOTAL / FDQUEUE_MAX + 1 };
-	struct fdqueue q[NQ];
-	int sv[NQ][2], file = open("/dev/null", O_RDONLY);
 	char buf[16];
-	unsigned dropped = 0;
+
+	for (int k = 0; k < count; k++) {
+		send_with(sv[1], "z", file, 1);
+		assert_int_equal(recv_all(q, sv[0], buf, sizeof(buf), 16), 1);
+	}
+}
+
+/* A client that may not start runs has no use for a descriptor: each is
+ * closed as it arrives, counted, and nothing of the pool is taken. */
+static void
+test_refuse(void **state)
+{
+	struct fdqueue q;
+	int sv[2], file = open("/dev/null", O_RDONLY), base;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	base = open_fds();
+	admit(UID);
+	fdqueue_init(&q, FDQUEUE_READ_ONLY, UID);
+	pass(&q, sv, file, 3);
+	send_with(sv[1], "x\n", file, 2);
+	assert_int_equal(recv_all(&q, sv[0], (char[8]){ 0 }, 8, 8), 2);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(q.dropped, 5);
+	assert_int_equal(fdqueue_take(&q, UINT64_MAX), -1);
+	assert_int_equal(open_fds(), base);
+	assert_int_equal(fdqueue_total(), 0);
+	assert_int_equal(clientcap_passed(UID), 0);
+	close(sv[0]);
+	close(sv[1]);
+	close(file);
+	clientcap_reset();
+}
+
+/* One uid holds FDQUEUE_PER_UID over all its connections, whichever
+ * they came by; another uid's are not held back by it; one taken makes
+ * room for the next. */
+static void
+test_per_uid(void **state)
+{
+	enum { NQ = 3 };
+	struct fdqueue q[NQ], other;
+	int sv[NQ][2], so[2], file = open("/dev/null", O_RDONLY), fd;
+	unsigned held = 0, dropped = 0;
 
 	(void)state;
 	for (int i = 0; i < NQ; i++) {
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
-		fdqueue_init(&q[i]);
-		for (int k = 0; k < FDQUEUE_MAX; k++) {
-			send_with(sv[i][1], "z", file, 1);
-			assert_int_equal(recv_all(&q[i], sv[i][0], buf,
-			    sizeof(buf), 16), 1);
-		}
+		admit(UID);
+		fdqueue_init(&q[i], FDQUEUE_SHARED, UID);
+	}
+	for (int i = 0; i < NQ; i++)
+		pass(&q[i], sv[i], file, FDQUEUE_MAX);
+	for (int i = 0; i < NQ; i++) {
+		held += q[i].n;
 		dropped += (unsigned)q[i].dropped;
 	}
-	assert_int_equal(fdqueue_total(), FDQUEUE_MAX_TOTAL);
-	assert_int_equal(dropped, NQ * FDQUEUE_MAX - FDQUEUE_MAX_TOTAL);
-	/* Root's (and the daemon's uid's) connections are not held back by
-	 * what others hold: root's --update-file always gets through. */
-	{
-		struct fdqueue rq;
-		int rs[2];
-
-		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, rs), 0);
-		fdqueue_init(&rq);
-		rq.privileged = true;
-		send_with(rs[1], "z", file, 1);
-		assert_int_equal(recv_all(&rq, rs[0], buf, sizeof(buf), 16), 1);
-		assert_int_equal(rq.n, 1);
-		assert_int_equal(rq.dropped, 0);
-		fdqueue_clear(&rq);
-		close(rs[0]);
-		close(rs[1]);
-	}
+	assert_int_equal(held, FDQUEUE_PER_UID);
+	assert_int_equal(dropped, NQ * FDQUEUE_MAX - FDQUEUE_PER_UID);
+	assert_int_equal(clientcap_passed(UID), FDQUEUE_PER_UID);
+	assert_int_equal(fdqueue_total(), FDQUEUE_PER_UID);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, so), 0);
+	admit(UID + 1);
+	fdqueue_init(&other, FDQUEUE_SHARED, UID + 1);
+	pass(&other, so, file, FDQUEUE_MAX);
+	assert_int_equal(other.n, FDQUEUE_MAX);
+	/* The first queue got them all; once one is taken, the uid's next
+	 * comes in on another connection. */
+	assert_true((fd = fdqueue_take(&q[0], UINT64_MAX)) >= 0);
+	close(fd);
+	assert_int_equal(clientcap_passed(UID), FDQUEUE_PER_UID - 1);
+	pass(&q[2], sv[2], file, 2);
+	assert_int_equal(q[2].n, 1);
+	assert_int_equal(clientcap_passed(UID), FDQUEUE_PER_UID);
 	for (int i = 0; i < NQ; i++) {
 		fdqueue_clear(&q[i]);
 		close(sv[i][0]);
 		close(sv[i][1]);
 	}
+	fdqueue_clear(&other);
+	close(so[0]);
+	close(so[1]);
 	assert_int_equal(fdqueue_total(), 0);
+	assert_int_equal(clientcap_passed(UID), 0);
 	close(file);
+	clientcap_reset();
+}
+
+/* The other uids share FDQUEUE_MAX_TOTAL; past it a uid that holds none
+ * still gets one, counted as one of its connections (and so refused when
+ * another connection of it would be); root's are outside the pool. */
+static void
+test_pool(void **state)
+{
+	enum { NQ = FDQUEUE_MAX_TOTAL / FDQUEUE_PER_UID + 2 };
+	struct fdqueue q[NQ], rq;
+	int sv[NQ][2], rs[2], file = open("/dev/null", O_RDONLY);
+	char why[160];
+
+	(void)state;
+	for (int i = 0; i < NQ; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+		admit(UID + (uid_t)i);
+		fdqueue_init(&q[i], FDQUEUE_SHARED, UID + (uid_t)i);
+	}
+	for (int i = 0; i < NQ - 2; i++)
+		pass(&q[i], sv[i], file, FDQUEUE_MAX);
+	assert_int_equal(fdqueue_total(), FDQUEUE_MAX_TOTAL);
+	assert_int_equal(clientcap_count(), NQ);
+	/* The pool is full: the uids holding none get one each. */
+	for (int i = NQ - 2; i < NQ; i++) {
+		pass(&q[i], sv[i], file, FDQUEUE_MAX);
+		assert_int_equal(q[i].n, 1);
+		assert_int_equal(q[i].dropped, FDQUEUE_MAX - 1);
+	}
+	assert_int_equal(fdqueue_total(), FDQUEUE_MAX_TOTAL);
+	assert_int_equal(clientcap_count(), NQ + 2);
+	/* Root's are not held back by the pool, nor counted in it. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, rs), 0);
+	fdqueue_init(&rq, FDQUEUE_PRIVILEGED, 0);
+	pass(&rq, rs, file, FDQUEUE_MAX);
+	assert_int_equal(rq.n, FDQUEUE_MAX);
+	assert_int_equal(fdqueue_total(), FDQUEUE_MAX_TOTAL);
+	fdqueue_clear(&rq);
+	/* The one past the pool leaves with the descriptor. */
+	fdqueue_clear(&q[NQ - 1]);
+	assert_int_equal(clientcap_count(), NQ + 1);
+	/* With no connection left to take, none past the pool either. */
+	clientcap_set(NQ + 1 + 2, 2, CLIENTCAP_PER_UID);
+	assert_false(clientcap_admit(UID + 100, why, sizeof(why)));
+	pass(&q[NQ - 1], sv[NQ - 1], file, 1);
+	assert_int_equal(q[NQ - 1].n, 0);
+	assert_int_equal(clientcap_passed(UID + NQ - 1), 0);
+	clientcap_set(CLIENTCAP_MAX_CLIENTS, CLIENTCAP_PRIVILEGED,
+	    CLIENTCAP_PER_UID);
+	for (int i = 0; i < NQ; i++) {
+		fdqueue_clear(&q[i]);
+		clientcap_release(UID + (uid_t)i);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	assert_int_equal(fdqueue_total(), 0);
+	assert_int_equal(clientcap_count(), 0);
+	close(rs[0]);
+	close(rs[1]);
+	close(file);
+	clientcap_reset();
 }
 
 /* EOF and an empty read come back as recv's. */
@@ -226,7 +348,7 @@ test_eof(void **state)
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	fdqueue_init(&q);
+	fdqueue_init(&q, FDQUEUE_PRIVILEGED, 0);
 	assert_int_equal(fdqueue_recv(&q, sv[0], buf, sizeof(buf)), -1);
 	close(sv[1]);
 	assert_int_equal(fdqueue_recv(&q, sv[0], buf, sizeof(buf)), 0);
@@ -240,7 +362,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_of_descriptor),
 		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_total),
+		cmocka_unit_test(test_refuse),
+		cmocka_unit_test(test_per_uid),
+		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_eof),
 	};
 

@@ -404,6 +404,41 @@ test_buckets(void **state)
 	hist_destroy(h);
 }
 
+/* What a histogram recorded since an earlier copy of itself. */
+static void
+test_subtract(void **state)
+{
+	struct hist *h = new_hist(), *then = new_hist();
+
+	(void)state;
+	for (uint64_t v = 1; v <= 1000; v++) {
+		hist_record(h, v * 1000);
+		if (v == 500)
+			hist_merge(then, h);
+	}
+	hist_subtract(h, then);
+	assert_int_equal(hist_count(h), 500);
+	assert_mean_near(h, 750500);	/* mean of 501,000 .. 1,000,000 */
+	assert_true(hist_max(h) == 1000000);
+	/* min: the lower bound of 501,000's bucket, within 1 % of it */
+	assert_true(hist_min(h) <= 501000 && hist_min(h) * 101 >= 501000 * 100);
+	assert_within_1pct(hist_percentile(h, 50), 750000);
+	assert_within_1pct(hist_percentile(h, 99), 995000);
+	/* all of it: empty, and records again as new */
+	hist_subtract(h, h);
+	assert_int_equal(hist_count(h), 0);
+	assert_int_equal(hist_max(h), 0);
+	hist_record(h, 7);
+	assert_int_equal(hist_min(h), 7);
+	assert_int_equal(hist_count(h), 1);
+	/* nothing taken out: unchanged */
+	hist_reset(then);
+	hist_subtract(h, then);
+	assert_int_equal(hist_count(h), 1);
+	hist_destroy(h);
+	hist_destroy(then);
+}
+
 int
 main(void)
 {
@@ -419,6 +454,7 @@ main(void)
 		cmocka_unit_test(test_clamp),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_subtract),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
