@@ -79,6 +79,19 @@ test_fixture(void **state)
 	json_object_put(o);
 }
 
+/* runsrec_parse and runsrec_free for fixture_refused. */
+static void *
+parse(json_object *o, char **err)
+{
+	return runsrec_parse(o, err);
+}
+
+static void
+release(void *r)
+{
+	runsrec_free(r);
+}
+
 /* The fixture with member key of run i (i < 0: of the reply; dir >= 0:
  * of that directory of run i; cap: of run i's capacity) set to v (NULL:
  * deleted), refused: the error. */
@@ -86,8 +99,6 @@ static char *
 broken(int i, int dir, bool cap, const char *key, json_object *v)
 {
 	json_object *o = fixture(), *at = o, *list;
-	char *err = NULL;
-	struct runsrec *r;
 
 	if (i >= 0) {
 		assert_true(json_object_object_get_ex(o, "runs", &list));
@@ -99,15 +110,8 @@ broken(int i, int dir, bool cap, const char *key, json_object *v)
 	}
 	if (cap)
 		assert_true(json_object_object_get_ex(at, "capacity", &at));
-	if (v == NULL)
-		json_object_object_del(at, key);
-	else
-		json_object_object_add(at, key, v);
-	r = runsrec_parse(o, &err);
-	assert_null(r);
-	assert_non_null(err);
-	json_object_put(o);
-	return err;
+	fixture_edit(at, key, v);
+	return fixture_refused(o, parse, release);
 }
 
 static void

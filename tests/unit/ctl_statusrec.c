@@ -68,28 +68,32 @@ test_idle(void **state)
 	json_object_put(o);
 }
 
+/* statusrec_parse and statusrec_free for fixture_refused. */
+static void *
+parse(json_object *o, char **err)
+{
+	return statusrec_parse(o, err);
+}
+
+static void
+release(void *s)
+{
+	statusrec_free(s);
+}
+
 /* The fixture with member key of the reply (run: of its run; params: of
  * the run's params) set to v (NULL: deleted), refused: the error. */
 static char *
 broken(bool run, bool params, const char *key, json_object *v)
 {
 	json_object *o = fixture(), *at = o;
-	char *err = NULL;
-	struct statusrec *s;
 
 	if (run || params)
 		assert_true(json_object_object_get_ex(o, "run", &at));
 	if (params)
 		assert_true(json_object_object_get_ex(at, "params", &at));
-	if (v == NULL)
-		json_object_object_del(at, key);
-	else
-		json_object_object_add(at, key, v);
-	s = statusrec_parse(o, &err);
-	assert_null(s);
-	assert_non_null(err);
-	json_object_put(o);
-	return err;
+	fixture_edit(at, key, v);
+	return fixture_refused(o, parse, release);
 }
 
 static void

@@ -23,3 +23,28 @@ fixture_load(const char *name)
 		fail_msg("cannot read %s: %s", path, json_util_get_last_err());
 	return o;
 }
+
+void
+fixture_edit(json_object *at, const char *key, json_object *v)
+{
+	if (v == NULL)
+		json_object_object_del(at, key);
+	else
+		json_object_object_add(at, key, v);
+}
+
+char *
+fixture_refused(json_object *o, void *(*parse)(json_object *, char **),
+    void (*free_rec)(void *))
+{
+	char *err = NULL;
+	void *r = parse(o, &err);
+
+	if (r != NULL) {
+		free_rec(r);
+		fail_msg("the edited record was read");
+	}
+	assert_non_null(err);
+	json_object_put(o);
+	return err;
+}
