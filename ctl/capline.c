@@ -14,7 +14,8 @@
 #include "capview.h"
 #include "columns.h"
 #include "fmt.h"
-#include "jpath.h"
+#include "recparse.h"
+#include "runsrec.h"
 
 /* A rate, "-" when absent. */
 static char *
@@ -43,12 +44,11 @@ capline_progress(const struct caprec_progress *c)
 
 /* A rate cell of runs, "-" when null. */
 static void
-runs_rate(struct columns *t, json_object *d, const char *key)
+runs_rate(struct columns *t, double r)
 {
-	double r;
 	char *c;
 
-	if (!jpath_num(d, key, &r)) {
+	if (isnan(r)) {
 		columns_add(t, "-");
 		return;
 	}
@@ -57,54 +57,59 @@ runs_rate(struct columns *t, json_object *d, const char *key)
 	free(c);
 }
 
+/* A string member as the table shows it, "-" when absent. */
+static const char *
+word(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
 void
-capline_runs(json_object *runs, FILE *f)
+capline_runs(const struct runsrec *rs, FILE *f)
 {
 	static const char *const head[] = {
 		"ID", "STARTED", "STATE", "FILES", "SYNC", "STEPS", "FS", "DIR",
 		"CAPACITY/S", "BEHIND/S", "LIMITED BY",
 	};
+	static const struct runsrec_dir none = { .capacity_rate = NAN,
+	    .behind_rate = NAN };
 	struct columns *t = columns_new("rllrlrllrrl");
 
 	for (size_t i = 0; i < sizeof(head) / sizeof(*head); i++)
 		columns_add(t, "%s", head[i]);
-	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		json_object *dirs = jpath(r, "dirs");
-		const char *kind = jpath_str(r, "kind");
-		size_t nd = json_object_is_type(dirs, json_type_array) ?
-		    json_object_array_length(dirs) : 0;
+	for (size_t i = 0; i < rs->nruns; i++) {
+		const struct runsrec_run *r = &rs->runs[i];
 
-		if (kind == NULL || strcmp(kind, "capacity") != 0)
+		if (!runsrec_is_capacity(r))
 			continue;
-		for (size_t k = 0; k < (nd > 0 ? nd : 1); k++) {
-			json_object *d = json_object_array_get_idx(dirs, k);
-			const char *when = jpath_str(r, "started_at");
-			const char *keys[] = { "state", "files", "sync",
-			    "steps" };
+		for (size_t k = 0; k < (r->ndirs > 0 ? r->ndirs : 1); k++) {
+			const struct runsrec_dir *d = k < r->ndirs ?
+			    &r->dirs[k] : &none;
 			char buf[64], *c;
 
-			c = k > 0 ? fmt_xstrdup("") : jpath_text(r, "id",
-			    NULL);
+			c = k > 0 ? fmt_xstrdup("") :
+			    recparse_number_text(&r->id, NULL);
 			columns_add(t, "%s", c);
 			free(c);
-			columns_add(t, "%s", k > 0 ? "" : when != NULL ?
-			    fmt_local_time(when, false, buf, sizeof(buf)) :
-			    "-");
-			for (size_t j = 0; j < 4; j++) {
-				c = k > 0 ? fmt_xstrdup("") :
-				    jpath_text(r, keys[j], NULL);
-				columns_add(t, "%s", c);
-				free(c);
-			}
-			columns_add(t, "%s", jpath_str(d, "fs_type") ?
-			    jpath_str(d, "fs_type") : "-");
-			columns_add(t, "%s", jpath_str(d, "dir") ?
-			    jpath_str(d, "dir") : "-");
-			runs_rate(t, d, "capacity_rate");
-			runs_rate(t, d, "behind_rate");
-			columns_add(t, "%s", jpath_str(d, "limited_by") ?
-			    jpath_str(d, "limited_by") : "-");
+			columns_add(t, "%s", k > 0 ? "" :
+			    r->started_at == NULL ? "-" :
+			    fmt_local_time(r->started_at, false, buf,
+			    sizeof(buf)));
+			columns_add(t, "%s", k > 0 ? "" : word(r->state));
+			c = k > 0 ? fmt_xstrdup("") :
+			    recparse_number_text(&r->files, NULL);
+			columns_add(t, "%s", c);
+			free(c);
+			columns_add(t, "%s", k > 0 ? "" : word(r->sync));
+			c = k > 0 ? fmt_xstrdup("") :
+			    recparse_number_text(&r->steps, NULL);
+			columns_add(t, "%s", c);
+			free(c);
+			columns_add(t, "%s", word(d->fs_type));
+			columns_add(t, "%s", word(d->dir));
+			runs_rate(t, d->capacity_rate);
+			runs_rate(t, d->behind_rate);
+			columns_add(t, "%s", word(d->limited_by));
 		}
 	}
 	columns_print(t, f, 0);

@@ -27,7 +27,6 @@
 #include "ctl.h"
 #include "fmt.h"
 #include "follow.h"
-#include "jpath.h"
 #include "options.h"
 #include "proto.h"
 #include "records.h"
@@ -244,24 +243,18 @@ out:
 static int64_t
 find_search(const struct records_ctx *ctx, bool *running, int *rc)
 {
-	json_object *res, *runs;
+	struct runsrec *rs;
 	int64_t id = follow_running(ctx, "capacity", rc);
 
 	*running = id > 0;
 	if (id != 0)
 		return id;
-	if ((res = records_runs(ctx, 0, 0, rc)) == NULL)
+	if ((rs = records_runs_read(ctx, 0, 0, rc)) == NULL)
 		return -1;
-	runs = jpath(res, "runs");
-	for (size_t i = 0; json_object_is_type(runs, json_type_array) &&
-	    i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		const char *kind = jpath_str(r, "kind");
-
-		if (kind != NULL && strcmp(kind, "capacity") == 0)
-			id = (int64_t)jpath_num0(r, "id");
-	}
-	json_object_put(res);
+	for (size_t i = 0; i < rs->nruns; i++)
+		if (runsrec_is_capacity(&rs->runs[i]))
+			id = rs->runs[i].id.has ? (int64_t)rs->runs[i].id.d : 0;
+	runsrec_free(rs);
 	return id;
 }
 

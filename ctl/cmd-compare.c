@@ -18,7 +18,6 @@
 #include "compare-view.h"
 #include "ctl.h"
 #include "fmt.h"
-#include "jpath.h"
 #include "options.h"
 #include "proto.h"
 #include "rank.h"
@@ -26,39 +25,57 @@
 #include "text.h"
 #include "verdicts.h"
 
+#define ROW(label, path, dfmt, member) \
+	{ label, path, dfmt, offsetof(struct runrec, member) }
+
 const struct compare_row cmd_compare_rows[] = {
-	{ "state", "state", NULL },
-	{ "updates completed", "counters.updates_completed", NULL },
+	{ "state", "state", NULL, CMD_COMPARE_STATE },
+	ROW("updates completed", "counters.updates_completed", NULL,
+	    counters.updates_completed),
 	/* Only where some run was interrupted. */
-	{ "updates on disk (recounted)", "recount.updates_on_disk", NULL },
-	{ "updates/s (since first update)",
-	  "throughput.updates_per_s_since_first_update", "%.1f" },
-	{ "updates/s (all time)", "throughput.updates_per_s_all_time", "%.1f" },
-	{ "ops per update", "throughput.ops_per_update", "%.2f" },
-	{ "significant queue avg",
-	  "queue_depth.significant_ops_pending.average", "%.2f" },
-	{ "significant queue p99", "queue_depth.significant_ops_pending.p99",
-	  NULL },
-	{ "significant queue max", "queue_depth.significant_ops_pending.max",
-	  NULL },
-	{ "total queue avg", "queue_depth.total_operations_pending.average",
-	  "%.2f" },
-	{ "total queue p99", "queue_depth.total_operations_pending.p99", NULL },
-	{ "total queue max", "queue_depth.total_operations_pending.max", NULL },
-	{ "enqueue->persist p50 (ms)", "latency_ms.enqueue_to_persist.p50",
-	  "%.3f" },
-	{ "enqueue->persist p99 (ms)", "latency_ms.enqueue_to_persist.p99",
-	  "%.3f" },
-	{ "rrd_update call p50 (ms)", "latency_ms.update_call.p50", "%.3f" },
-	{ "rrd_update call p99 (ms)", "latency_ms.update_call.p99", "%.3f" },
+	ROW("updates on disk (recounted)", "recount.updates_on_disk", NULL,
+	    recount.updates_on_disk),
+	ROW("updates/s (since first update)",
+	    "throughput.updates_per_s_since_first_update", "%.1f",
+	    throughput.since_first_update),
+	ROW("updates/s (all time)", "throughput.updates_per_s_all_time",
+	    "%.1f", throughput.all_time),
+	ROW("ops per update", "throughput.ops_per_update", "%.2f",
+	    throughput.ops_per_update),
+	ROW("significant queue avg",
+	    "queue_depth.significant_ops_pending.average", "%.2f",
+	    sig.average),
+	ROW("significant queue p99",
+	    "queue_depth.significant_ops_pending.p99", NULL, sig.p99),
+	ROW("significant queue max",
+	    "queue_depth.significant_ops_pending.max", NULL, sig.max),
+	ROW("total queue avg", "queue_depth.total_operations_pending.average",
+	    "%.2f", total.average),
+	ROW("total queue p99", "queue_depth.total_operations_pending.p99",
+	    NULL, total.p99),
+	ROW("total queue max", "queue_depth.total_operations_pending.max",
+	    NULL, total.max),
+	ROW("enqueue->persist p50 (ms)", "latency_ms.enqueue_to_persist.p50",
+	    "%.3f", enqueue_to_persist.p50),
+	ROW("enqueue->persist p99 (ms)", "latency_ms.enqueue_to_persist.p99",
+	    "%.3f", enqueue_to_persist.p99),
+	ROW("rrd_update call p50 (ms)", "latency_ms.update_call.p50", "%.3f",
+	    update_call.p50),
+	ROW("rrd_update call p99 (ms)", "latency_ms.update_call.p99", "%.3f",
+	    update_call.p99),
 	/* Only where some run had sync=data (cmd_compare_row_shown). */
-	{ "fdatasync p50 (ms)", "latency_ms.fdatasync.p50", "%.3f" },
-	{ "fdatasync p99 (ms)", "latency_ms.fdatasync.p99", "%.3f" },
+	ROW("fdatasync p50 (ms)", "latency_ms.fdatasync.p50", "%.3f",
+	    fdatasync.p50),
+	ROW("fdatasync p99 (ms)", "latency_ms.fdatasync.p99", "%.3f",
+	    fdatasync.p99),
 	/* Only where some run had an rrdcached target (row_present). */
-	{ "rrdcached queue avg", "rrdcached.queue_length.average", "%.2f" },
-	{ "rrdcached queue max", "rrdcached.queue_length.max", NULL },
-	{ "rrdcached flush (s)", "rrdcached.flush_s", "%.3f" },
-	{ "errors", "errors.count", NULL },
+	ROW("rrdcached queue avg", "rrdcached.queue_length.average", "%.2f",
+	    rrdcached.queue.average),
+	ROW("rrdcached queue max", "rrdcached.queue_length.max", NULL,
+	    rrdcached.queue.max),
+	ROW("rrdcached flush (s)", "rrdcached.flush_s", "%.3f",
+	    rrdcached.flush_s),
+	ROW("errors", "errors.count", NULL, errors.count),
 };
 
 const size_t cmd_compare_nrows = sizeof(cmd_compare_rows) /
@@ -87,35 +104,60 @@ wrap_line(const char *text, size_t width, size_t line)
 	return NULL;
 }
 
-bool
-cmd_compare_present(json_object **reps, int n, const char *path)
+const struct recparse_number *
+cmd_compare_number(const struct runrec *r, const struct compare_row *row)
 {
-	for (int i = 0; i < n; i++)
-		if (jpath(reps[i], path) != NULL)
+	if (row->off == CMD_COMPARE_STATE)
+		return NULL;
+	return (const struct recparse_number *)((const char *)r + row->off);
+}
+
+char *
+cmd_compare_cell(const struct runrec *r, const struct compare_row *row)
+{
+	const struct recparse_number *x = cmd_compare_number(r, row);
+
+	if (x == NULL)
+		return fmt_xstrdup(r->state);
+	return recparse_number_text(x, row->dfmt);
+}
+
+/* Whether any of the n records has row's value. */
+static bool
+row_present(const struct runrec *const *reps, int n,
+    const struct compare_row *row)
+{
+	for (int i = 0; i < n; i++) {
+		const struct recparse_number *x = cmd_compare_number(reps[i],
+		    row);
+
+		if (x == NULL || x->has)
 			return true;
+	}
 	return false;
 }
 
 bool
-cmd_compare_row_shown(json_object **reps, int n,
+cmd_compare_row_shown(const struct runrec *const *reps, int n,
     const struct compare_row *row)
 {
 	/* fdatasync latencies are all 0 without sync=data. */
 	bool data = strncmp(row->path, "latency_ms.fdatasync.", 21) != 0;
 
 	for (int i = 0; i < n && !data; i++) {
-		const char *sync = jpath_str(reps[i], "params.sync");
+		const char *sync = reps[i]->sync;
 
 		data = sync != NULL && strcmp(sync, "data") == 0;
 	}
-	return data && cmd_compare_present(reps, n, row->path);
+	return data && row_present(reps, n, row);
 }
 
+/* Whether a histogram holds ranges, value..upper. */
 static bool
-hist_bucketed(json_object *hist)
+hist_bucketed(const struct runrec_depth *d)
 {
-	for (size_t i = 0; i < json_object_array_length(hist); i++)
-		if (jpath(json_object_array_get_idx(hist, i), "upper") != NULL)
+	for (size_t i = 0; i < d->nbuckets; i++)
+		if (d->buckets[i].has_upper)
 			return true;
 	return false;
 }
@@ -217,10 +259,8 @@ add_heading(struct columns *t, const struct compare_view *v,
 static void
 compare_histograms(const struct compare_view *v, size_t width)
 {
-	json_object **reps = v->reps;
+	const struct runrec *const *reps = v->reps;
 	int n = v->n > 0 ? v->n : 0;
-	static const char *const key =
-	    "queue_depth.significant_ops_pending.histogram";
 	int64_t *vals = NULL;
 	size_t nv = 0, cap = 0;
 	struct columns *t;
@@ -232,18 +272,13 @@ compare_histograms(const struct compare_view *v, size_t width)
 	 * union of values: linear, whatever the histograms' sizes. */
 	runs = fmt_nomem(calloc((size_t)n, sizeof(*runs)));
 	for (int i = 0; i < n; i++) {
-		json_object *h = jpath(reps[i], key);
-		size_t len = json_object_is_type(h, json_type_array) ?
-		    json_object_array_length(h) : 0;
+		const struct runrec_depth *h = &reps[i]->sig;
+		size_t len = h->nbuckets;
 
 		runs[i].e = fmt_nomem(calloc(len + 1, sizeof(*runs[i].e)));
 		for (size_t j = 0; j < len; j++) {
-			json_object *e = json_object_array_get_idx(h, j);
-
-			runs[i].e[j].value = json_object_get_int64(jpath(e,
-			    "value"));
-			runs[i].e[j].count = json_object_get_int64(jpath(e,
-			    "count"));
+			runs[i].e[j].value = h->buckets[j].value;
+			runs[i].e[j].count = h->buckets[j].count;
 			runs[i].total += (double)runs[i].e[j].count;
 		}
 		runs[i].n = len;
@@ -263,12 +298,12 @@ compare_histograms(const struct compare_view *v, size_t width)
 	for (size_t k = 0; k < nv; k++)
 		rows += k == 0 || vals[k] != vals[k - 1];
 	for (int i = 0; i < n; i++)
-		if (json_object_is_type(jpath(reps[i], key), json_type_array) &&
-		    hist_bucketed(jpath(reps[i], key)))
+		if (hist_bucketed(&reps[i]->sig))
 			rows = SIZE_MAX;	/* the record's own ranges */
 	if (rows > RECORDS_HIST_ROWS) {
 		for (int i = 0; i < n; i++)
-			records_hist_span(jpath(reps[i], key), &min, &max);
+			records_hist_span_buckets(reps[i]->sig.buckets,
+			    reps[i]->sig.nbuckets, &min, &max);
 		w = records_hist_width(min, max);
 		for (size_t k = 0; k < nv; k++)
 			vals[k] = vals[k] / w * w;
@@ -310,14 +345,26 @@ compare_histograms(const struct compare_view *v, size_t width)
 }
 
 /* A parameter as text: arrays (the RRAs) joined with commas. */
-static char *
-param_text(json_object *params, const char *key)
+/* Knob key of run r's params (kept whole: compare lists every knob that
+ * differs), NULL when absent or null. */
+static json_object *
+param(const struct runrec *r, const char *key)
 {
-	json_object *val = jpath(params, key);
+	json_object *v = NULL;
+
+	if (r->params != NULL)
+		json_object_object_get_ex(r->params, key, &v);
+	return v;
+}
+
+static char *
+param_text(const struct runrec *r, const char *key)
+{
+	json_object *val = param(r, key);
 	char *s, *more;
 
 	if (!json_object_is_type(val, json_type_array))
-		return val != NULL ? jpath_text(params, key, NULL) : NULL;
+		return val != NULL ? recparse_value_text(val) : NULL;
 	s = fmt_xstrdup("");
 	for (size_t i = 0; i < json_object_array_length(val); i++) {
 		more = fmt_xprintf("%s%s%s", s, i ? "," : "",
@@ -330,18 +377,16 @@ param_text(json_object *params, const char *key)
 
 /* Whether key of params has the same value in every run. */
 static bool
-param_same(json_object **reps, int n, const char *key)
+param_same(const struct runrec *const *reps, int n, const char *key)
 {
 	const char *first = NULL;
 	bool same = true;
 	char *v0 = NULL;
 
 	for (int i = 0; i < n && same; i++) {
-		json_object *val = jpath(reps[i], "params");
+		json_object *val = param(reps[i], key);
 		const char *s;
 
-		val = json_object_is_type(val, json_type_object) &&
-		    json_object_object_get_ex(val, key, &val) ? val : NULL;
 		s = val ? json_object_to_json_string_ext(val,
 		    JSON_C_TO_STRING_PLAIN) : "";
 		if (i == 0) {
@@ -357,13 +402,14 @@ param_same(json_object **reps, int n, const char *key)
 /* The parameters that differ between the runs, one row each; the
  * directory and the label are in the heading, the sweep id is noise. */
 static void
-add_params(struct columns *t, json_object **reps, int n, size_t width)
+add_params(struct columns *t, const struct runrec *const *reps, int n,
+    size_t width)
 {
 	char **cells = fmt_nomem(calloc((size_t)n, sizeof(*cells)));
 	bool any = false;
 
 	for (int r = 0; r < n; r++) {
-		json_object *p = jpath(reps[r], "params");
+		json_object *p = reps[r]->params;
 
 		if (!json_object_is_type(p, json_type_object))
 			continue;
@@ -373,8 +419,7 @@ add_params(struct columns *t, json_object **reps, int n, size_t width)
 
 			(void)val;
 			for (int q = 0; q < r && !seen; q++)
-				seen = jpath(jpath(reps[q], "params"), key) !=
-				    NULL;
+				seen = param(reps[q], key) != NULL;
 			if (seen || strcmp(key, "dir") == 0 ||
 			    strcmp(key, "label") == 0 ||
 			    strcmp(key, "sweep_id") == 0 ||
@@ -386,8 +431,7 @@ add_params(struct columns *t, json_object **reps, int n, size_t width)
 				columns_add(t, "%s", "");
 			any = true;
 			for (int i = 0; i < n; i++)
-				cells[i] = param_text(jpath(reps[i], "params"),
-				    key);
+				cells[i] = param_text(reps[i], key);
 			label = fmt_xprintf("  %s", key);
 			add_wrapped(t, label, cells, n, width);
 			free(label);
@@ -407,17 +451,17 @@ add_params(struct columns *t, json_object **reps, int n, size_t width)
 /* The verdict row's cell: the short form, an old record's shorter
  * still (the verdicts below the table say why). */
 static char *
-verdict_cell(json_object *rep)
+verdict_cell(const struct runrec *rep)
 {
-	if (jpath(rep, "verdict") == NULL)
+	if (!rep->verdict.has)
 		return fmt_xstrdup("no verdict");
-	return verdicts_short(rep);
+	return verdicts_short_rec(&rep->verdict, rep->nwarnings);
 }
 
 static void
 compare_text(const struct compare_view *v)
 {
-	json_object **reps = v->reps;
+	const struct runrec *const *reps = v->reps;
 	int n = v->n > 0 ? v->n : 0;
 	struct columns *t;
 	size_t width = CMD_COMPARE_MIN_COL;
@@ -429,8 +473,7 @@ compare_text(const struct compare_view *v)
 		if (strlen(v->run[i]) > width)
 			width = strlen(v->run[i]);
 		for (size_t r = 0; r < cmd_compare_nrows; r++) {
-			cell = jpath_text(reps[i], cmd_compare_rows[r].path,
-			    cmd_compare_rows[r].dfmt);
+			cell = cmd_compare_cell(reps[i], &cmd_compare_rows[r]);
 			if (strlen(cell) > width)
 				width = strlen(cell);
 			free(cell);
@@ -445,7 +488,8 @@ compare_text(const struct compare_view *v)
 	add_heading(t, v, "", width);
 	cells = fmt_nomem(calloc((size_t)n, sizeof(*cells)));
 	for (int i = 0; i < n; i++)
-		cells[i] = jpath_text(reps[i], "target.fs_type", NULL);
+		cells[i] = fmt_xstrdup(reps[i]->fs_type != NULL ?
+		    reps[i]->fs_type : "-");
 	add_wrapped(t, "filesystem", cells, n, width);
 	for (int i = 0; i < n; i++) {
 		free(cells[i]);
@@ -455,7 +499,7 @@ compare_text(const struct compare_view *v)
 		add_wrapped(t, "directory", cells, n, width);
 	for (int i = 0; i < n; i++) {
 		free(cells[i]);
-		cells[i] = (char *)jpath_str(reps[i], "target.mount_options");
+		cells[i] = (char *)reps[i]->mount_options;
 	}
 	if (!all_same(cells, n))
 		add_wrapped(t, "mount options", cells, n, width);
@@ -470,8 +514,7 @@ compare_text(const struct compare_view *v)
 			continue;
 		columns_add(t, "%s", cmd_compare_rows[r].label);
 		for (int i = 0; i < n; i++) {
-			cell = jpath_text(reps[i], cmd_compare_rows[r].path,
-			    cmd_compare_rows[r].dfmt);
+			cell = cmd_compare_cell(reps[i], &cmd_compare_rows[r]);
 			columns_add(t, "%s", cell);
 			free(cell);
 		}
@@ -507,10 +550,13 @@ cmd_compare_show(const struct records_ctx *ctx,
     const struct compare_more *more)
 {
 	json_object **reps, *all = NULL, *list, *ranking = NULL;
+	struct runrec **recs;
 	struct compare_view v = { .n = 0 };
-	int rc = CTL_EXIT_OK, got = 0;
+	int rc = CTL_EXIT_OK, got = 0, nrec = 0;
+	char *err = NULL;
 
 	reps = fmt_nomem(calloc((size_t)ctx->nruns, sizeof(*reps)));
+	recs = fmt_nomem(calloc((size_t)ctx->nruns, sizeof(*recs)));
 	for (got = 0; got < ctx->nruns; got++)
 		if ((reps[got] = records_load(ctx, ctx->runs[got], &rc)) ==
 		    NULL)
@@ -519,8 +565,15 @@ cmd_compare_show(const struct records_ctx *ctx,
 		rc = compare_capacity(ctx, reps, got);
 		goto fail;
 	}
-	compare_view_init(&v, reps, got);
-	ranking = rank_build(reps, v.cand, got);
+	/* Each record checked once here: the views read its fields. */
+	for (nrec = 0; nrec < got; nrec++)
+		if ((recs[nrec] = runrec_parse(reps[nrec], &err)) == NULL) {
+			records_error(ctx, "%s: %s", ctx->runs[nrec], err);
+			rc = CTL_EXIT_ERROR;
+			goto fail;
+		}
+	compare_view_init(&v, (const struct runrec *const *)recs, got);
+	ranking = rank_build(v.reps, v.cand, got);
 	if (ctx->json) {
 		all = fmt_nomem(json_object_new_object());
 		list = fmt_nomem(json_object_new_array());
@@ -530,14 +583,14 @@ cmd_compare_show(const struct records_ctx *ctx,
 		json_object_object_add(all, "ranking",
 		    json_object_get(ranking));
 		if (more != NULL)
-			more->json(ctx, reps, got, all);
+			more->json(ctx, v.reps, got, all);
 		printf("%s\n", fmt_json_string(all));
 	} else {
 		compare_text(&v);
 		if (more != NULL)
-			more->text(ctx, reps, got);
+			more->text(ctx, v.reps, got);
 		/* The answer closes the output. */
-		verdicts_print(reps, v.who, v.run, got);
+		verdicts_print_recs(v.reps, v.who, v.run, got);
 		rank_print(ranking);
 	}
 fail:
@@ -546,7 +599,11 @@ fail:
 	json_object_put(all);
 	for (int i = 0; i < got; i++)
 		json_object_put(reps[i]);
+	for (int i = 0; i < nrec; i++)
+		runrec_free(recs[i]);
+	free(recs);
 	free(reps);
+	free(err);
 	return rc;
 }
 

@@ -11,28 +11,39 @@
 #include "columns.h"
 #include "ctl.h"
 #include "records.h"
+#include "recparse.h"
+#include "runrec.h"
 
 extern const struct ctl_cmd cmd_compare_entry;
 
 /* compare: narrowest run column (mount options are wrapped to it). */
 #define CMD_COMPARE_MIN_COL	20
 
-/* One row of the comparison: a label and the record's value at path. */
+/* One row of the comparison: a label and the record's value, the number
+ * at offset off of struct runrec (CMD_COMPARE_STATE: its state); path
+ * names it where the record has it (and in sweep --json's "stats"). */
 struct compare_row {
 	const char	*label;
 	const char	*path;
 	const char	*dfmt;		/* printf format of numbers, or NULL */
+	size_t		 off;
 };
+#define CMD_COMPARE_STATE	((size_t)-1)
+/* The index in cmd_compare_rows of "updates completed". */
+#define CMD_COMPARE_DONE	1
 
 extern const struct compare_row	cmd_compare_rows[];
 extern const size_t		cmd_compare_nrows;
 
-/* Whether any of the n records has a value at path. */
-bool		 cmd_compare_present(json_object **reps, int n,
-		    const char *path);
+/* Row's number of record r; NULL for the state row. */
+const struct recparse_number *cmd_compare_number(const struct runrec *r,
+		    const struct compare_row *row);
+/* Row's cell of record r, malloc'd ("-" when r has no value). */
+char		*cmd_compare_cell(const struct runrec *r,
+		    const struct compare_row *row);
 /* Whether compare shows row: some record has its value (and, for a
  * fdatasync row, some run had sync=data). */
-bool		 cmd_compare_row_shown(json_object **reps, int n,
+bool		 cmd_compare_row_shown(const struct runrec *const *reps, int n,
 		    const struct compare_row *row);
 /* A table of a label column (aligned 'l' or 'r') and n right-aligned
  * columns, one a run (or a directory). */
@@ -41,9 +52,10 @@ struct columns	*cmd_compare_columns(char first, int n);
 /* What a caller adds after the comparison of the records: more text, and
  * more members of the JSON object {"runs": [...]}. */
 struct compare_more {
-	void	(*text)(const struct records_ctx *, json_object **, int);
-	void	(*json)(const struct records_ctx *, json_object **, int,
-		    json_object *all);
+	void	(*text)(const struct records_ctx *,
+		    const struct runrec *const *, int);
+	void	(*json)(const struct records_ctx *,
+		    const struct runrec *const *, int, json_object *all);
 };
 
 /* Load ctx's runs and show them side by side (more may be NULL); returns

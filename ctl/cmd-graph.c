@@ -23,7 +23,6 @@
 #include "ctl.h"
 #include "fmt.h"
 #include "graph.h"
-#include "jpath.h"
 #include "options.h"
 #include "overlay.h"
 #include "proto.h"
@@ -38,7 +37,7 @@
 
 /* What the graph of one run is drawn from. */
 struct graph {
-	json_object	*rep;		/* the run's record */
+	struct runrec	*rec;		/* the run's record */
 	char		*rrd;		/* its metrics.rrd */
 	unsigned	 width, height;
 	time_t		 start, end;
@@ -129,7 +128,7 @@ graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
 	double qmax, rmax;
 	int rc;
 
-	if ((g->rrd = records_file(run, g->rep, "metrics_rrd",
+	if ((g->rrd = records_file_named(run, g->rec->metrics_rrd,
 	    "metrics.rrd")) == NULL) {
 		records_error(ctx, "the record names no metrics file "
 		    "(files.metrics_rrd)");
@@ -145,12 +144,12 @@ graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
 		    "cannot be given a path that ends in '\\'", g->rrd);
 		return CTL_EXIT_ERROR;
 	}
-	if ((g->start = iso_time(jpath_str(g->rep, "started_at"))) == -1) {
+	if ((g->start = iso_time(g->rec->started_at)) == -1) {
 		records_error(ctx, "the record has no valid started_at");
 		return CTL_EXIT_ERROR;
 	}
 	/* A run still going is drawn up to now. */
-	if ((g->end = iso_time(jpath_str(g->rep, "ended_at"))) == -1)
+	if ((g->end = iso_time(g->rec->ended_at)) == -1)
 		g->end = time(NULL);
 	if (g->end <= g->start)
 		g->end = g->start + 1;
@@ -175,10 +174,9 @@ graph_span(const struct records_ctx *ctx, const char *run, struct graph *g)
 static void
 graph_argv(const struct graph *g, struct graph_args *a)
 {
-	const char *fs = jpath_str(g->rep, "target.fs_type");
-	const char *dir = jpath_str(g->rep, "target.dir");
+	const char *fs = g->rec->fs_type;
+	const char *dir = g->rec->target_dir;
 	char *esc = graph_def_escape(g->rrd);
-	char *id = jpath_text(g->rep, "run_id", NULL);
 
 	graph_arg(a, "graph");
 	/* "-": the image comes back in memory. */
@@ -190,8 +188,8 @@ graph_argv(const struct graph *g, struct graph_args *a)
 	graph_arg(a, "--start=%lld", (long long)g->start);
 	graph_arg(a, "--end=%lld", (long long)g->end);
 	graph_int_axis(a, g->qmax);
-	graph_arg(a, "--title=stressd run %s, %s on %s", id,
-	    fs ? fs : "?", dir ? dir : "?");
+	graph_arg(a, "--title=stressd run %" PRId64 ", %s on %s",
+	    g->rec->run_id, fs ? fs : "?", dir ? dir : "?");
 	graph_arg(a, "--vertical-label=operations pending");
 	graph_arg(a, "--right-axis=%.10g:0", g->scale);
 	graph_arg(a, "--right-axis-label=updates/s");
@@ -216,7 +214,7 @@ graph_argv(const struct graph *g, struct graph_args *a)
 	    "(right axis)");
 	graph_arg(a, "GPRINT:rateavg:avg %%8.1lf\\l");
 	/* A run against an rrdcached: its own queue beside ours. */
-	if (g->rrdc && jpath(g->rep, "rrdcached") != NULL) {
+	if (g->rrdc && g->rec->rrdcached.has) {
 		graph_arg(a, "DEF:rq=%s:rrdc_queue:AVERAGE",
 		    esc);
 		graph_arg(a, "VDEF:rqavg=rq,AVERAGE");
@@ -227,7 +225,6 @@ graph_argv(const struct graph *g, struct graph_args *a)
 		graph_arg(a, "GPRINT:rqmax:max %%8.0lf\\l");
 	}
 	free(esc);
-	free(id);
 }
 
 /* What was written, for a person or as JSON. */
@@ -235,19 +232,16 @@ static void
 graph_print(const struct records_ctx *ctx, const struct graph *g, FILE *out)
 {
 	json_object *res;
-	char *id;
 
 	if (!ctx->json) {
-		id = jpath_text(g->rep, "run_id", NULL);
-		fprintf(out, "run %s: %ux%u graph of %lld s written to %s\n", id,
-		    g->width, g->height, (long long)(g->end - g->start),
-		    ctx->png);
-		free(id);
+		fprintf(out, "run %" PRId64 ": %ux%u graph of %lld s written "
+		    "to %s\n", g->rec->run_id, g->width, g->height,
+		    (long long)(g->end - g->start), ctx->png);
 		return;
 	}
 	res = fmt_nomem(json_object_new_object());
 	json_object_object_add(res, "run_id",
-	    json_object_get(jpath(g->rep, "run_id")));
+	    json_object_new_int64(g->rec->run_id));
 	json_object_object_add(res, "file", json_object_new_string(ctx->png));
 	json_object_object_add(res, "metrics_rrd",
 	    json_object_new_string(g->rrd));
@@ -275,16 +269,17 @@ graph_one(const struct records_ctx *ctx, FILE *out)
 		.height = ctx->height ? ctx->height : GRAPH_HEIGHT,
 	};
 	struct graph_args a = { 0 };
-	int rc;
+	json_object *cap;
+	int rc = CTL_EXIT_OK;
 
-	if ((g.rep = records_load(ctx, run, &rc)) == NULL) {
+	if ((g.rec = records_load_run(ctx, run, &cap, &rc)) == NULL) {
+		/* A capacity search: its steps' queue against the offered
+		 * rate. */
+		if (cap != NULL)
+			rc = capgraph_draw(ctx, &cap, 1, out);
+		json_object_put(cap);
 		free(path);
 		return rc;
-	}
-	/* A capacity search: its steps' queue against the offered rate. */
-	if (capview_is_record(g.rep)) {
-		rc = capgraph_draw(ctx, &g.rep, 1, out);
-		goto fail;
 	}
 	if ((rc = graph_span(ctx, run, &g)) != CTL_EXIT_OK)
 		goto fail;
@@ -293,7 +288,7 @@ graph_one(const struct records_ctx *ctx, FILE *out)
 		graph_print(ctx, &g, out);
 fail:
 	graph_args_free(&a);
-	json_object_put(g.rep);
+	runrec_free(g.rec);
 	free(g.rrd);
 	free(path);
 	return rc;

@@ -17,7 +17,6 @@
 #include "cmd-report.h"
 #include "columns.h"
 #include "fmt.h"
-#include "jpath.h"
 #include "options.h"
 #include "proto.h"
 #include "records.h"
@@ -62,7 +61,7 @@ params_text(json_object *params)
 		    json_object_get_string_len(v) == 0)
 			continue;	/* an unset path, e.g. update_file */
 		else
-			val = jpath_text(v, "", NULL);
+			val = recparse_value_text(v);
 		next = fmt_xprintf("%s%s%s=%s", s, *s ? " " : "", key, val);
 		free(val);
 		free(s);
@@ -146,10 +145,10 @@ static void
 print_dist(const struct runrec_depth *d, const char *key, const char *title,
     bool histogram)
 {
-	if (isnan(d->average))
+	if (!d->average.has)
 		printf("%s (%s)\n  Average: -\n", title, key);
 	else
-		printf("%s (%s)\n  Average: %.2f\n", title, key, d->average);
+		printf("%s (%s)\n  Average: %.2f\n", title, key, d->average.d);
 	print_percentiles(d, 2);
 	if (histogram && d->nbuckets > 0)
 		records_histogram_buckets(d->buckets, d->nbuckets, 2);
@@ -217,9 +216,9 @@ print_rrdcached(const struct runrec_rrdcached *rc)
 			printf("%s %s -", i ? "," : "", grew[i].key);
 	}
 	putchar('\n');
-	if (!isnan(rc->flush_s))
+	if (rc->flush_s.has)
 		printf("  all written %.3f s after the closing FLUSHALL\n",
-		    rc->flush_s);
+		    rc->flush_s.d);
 	else
 		printf("  not (yet) all written after a closing FLUSHALL\n");
 	if (!isnan(rc->samples_without_stats) && rc->samples_without_stats > 0)
@@ -620,16 +619,20 @@ run_runs(const struct records_ctx *ctx)
 {
 	const struct ctl *ctl = ctx->call_arg;
 	int rc = CTL_EXIT_OK;
-	json_object *res = records_runs(ctx, ctx->limit, ctx->before, &rc);
+	json_object *res;
+	struct runsrec *rs;
 
-	if (res == NULL)
+	if (!ctx->json) {
+		if ((rs = records_runs_read(ctx, ctx->limit, ctx->before,
+		    &rc)) == NULL)
+			return rc;
+		runsview_print(rs, ctl->all);
+		runsrec_free(rs);
+		return CTL_EXIT_OK;
+	}
+	if ((res = records_runs(ctx, ctx->limit, ctx->before, &rc)) == NULL)
 		return rc;
-	if (ctx->json)
-		replyview_json(res);
-	else if (ctl->all)
-		runsview_text_all(res);
-	else
-		runsview_text(res);
+	replyview_json(res);
 	json_object_put(res);
 	return CTL_EXIT_OK;
 }

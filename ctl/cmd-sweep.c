@@ -23,7 +23,6 @@
 #include "columns.h"
 #include "fmt.h"
 #include "follow.h"
-#include "jpath.h"
 #include "options.h"
 #include "proto.h"
 #include "recparse.h"
@@ -46,19 +45,28 @@ struct spread {
 	double	mean, sd, min, max;
 };
 
+/* Row's value of a done run into *x; false for another run or none. */
 static bool
-sweep_spread(const struct records_ctx *ctx, json_object **reps, int n, int d,
-    const char *path, struct spread *s)
+done_value(const struct runrec *r, const struct compare_row *row, double *x)
+{
+	const struct recparse_number *v = cmd_compare_number(r, row);
+
+	if (strcmp(r->state, "done") != 0 || v == NULL || !v->has)
+		return false;
+	*x = v->d;
+	return true;
+}
+
+static bool
+sweep_spread(const struct records_ctx *ctx, const struct runrec *const *reps,
+    int n, int d, const struct compare_row *row, struct spread *s)
 {
 	double sum = 0, sq = 0, x;
 
 	memset(s, 0, sizeof(*s));
 	for (int i = d; i < n; i += ctx->nsweep_dirs) {
-		const char *state = jpath_str(reps[i], "state");
-
 		/* A stopped or failed run would pull the mean. */
-		if (state == NULL || strcmp(state, "done") != 0 ||
-		    !jpath_num(reps[i], path, &x))
+		if (!done_value(reps[i], row, &x))
 			continue;
 		if (s->n == 0 || x < s->min)
 			s->min = x;
@@ -70,13 +78,9 @@ sweep_spread(const struct records_ctx *ctx, json_object **reps, int n, int d,
 	if (s->n < 2)
 		return false;
 	s->mean = sum / s->n;
-	for (int i = d; i < n; i += ctx->nsweep_dirs) {
-		const char *state = jpath_str(reps[i], "state");
-
-		if (state != NULL && strcmp(state, "done") == 0 &&
-		    jpath_num(reps[i], path, &x))
+	for (int i = d; i < n; i += ctx->nsweep_dirs)
+		if (done_value(reps[i], row, &x))
 			sq += (x - s->mean) * (x - s->mean);
-	}
 	s->sd = sqrt(sq / (s->n - 1));
 	return true;
 }
@@ -85,11 +89,12 @@ sweep_spread(const struct records_ctx *ctx, json_object **reps, int n, int d,
 static bool
 sweep_row(const struct compare_row *r)
 {
-	return strcmp(r->path, "state") != 0;
+	return r->off != CMD_COMPARE_STATE;
 }
 
 static void
-sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
+sweep_text(const struct records_ctx *ctx, const struct runrec *const *reps,
+    int n)
 {
 	struct columns *t;
 	struct spread s;
@@ -98,7 +103,7 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 
 	for (int d = 0; d < nd && !any; d++)
 		any = sweep_spread(ctx, reps, n, d,
-		    "counters.updates_completed", &s);
+		    &cmd_compare_rows[CMD_COMPARE_DONE], &s);
 	if (!any)
 		return;
 	printf("\nAcross repeats: mean +- sample standard deviation [min, max] "
@@ -107,8 +112,7 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	columns_add(t, "%s", "");
 	for (int d = 0; d < nd; d++) {
 		const char *dir = ctx->sweep_dirs[d];
-		const char *label = d < n ? jpath_str(reps[d], "params.label") :
-		    NULL;
+		const char *label = d < n ? reps[d]->label : NULL;
 		size_t len = strlen(dir);
 
 		if (label != NULL && *label != '\0')
@@ -121,7 +125,8 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 	}
 	columns_add(t, "done runs");
 	for (int d = 0; d < nd; d++) {
-		sweep_spread(ctx, reps, n, d, "counters.updates_completed", &s);
+		sweep_spread(ctx, reps, n, d,
+		    &cmd_compare_rows[CMD_COMPARE_DONE], &s);
 		columns_add(t, "%d", s.n);
 	}
 	for (size_t r = 0; r < cmd_compare_nrows; r++) {
@@ -134,7 +139,7 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
 		for (int d = 0; d < nd; d++) {
 			char *m, *sd, *lo, *hi;
 
-			if (!sweep_spread(ctx, reps, n, d, row->path, &s)) {
+			if (!sweep_spread(ctx, reps, n, d, row, &s)) {
 				columns_add(t, "-");
 				continue;
 			}
@@ -157,7 +162,8 @@ sweep_text(const struct records_ctx *ctx, json_object **reps, int n)
  * "stats": {PATH: {n, mean, stddev, min, max}}}]} for --json: the
  * sweep's record id and final state are the job's. */
 static json_object *
-sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
+sweep_json(const struct records_ctx *ctx, const struct runrec *const *reps,
+    int n)
 {
 	json_object *o = fmt_nomem(json_object_new_object());
 	json_object *dirs = fmt_nomem(json_object_new_array());
@@ -175,11 +181,12 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 
 		json_object_object_add(e, "dir",
 		    json_object_new_string(ctx->sweep_dirs[d]));
-		json_object_object_add(e, "label", d < n ? json_object_get(
-		    jpath(reps[d], "params.label")) : NULL);
+		json_object_object_add(e, "label",
+		    d < n && reps[d]->label != NULL ?
+		    json_object_new_string(reps[d]->label) : NULL);
 		for (int i = d; i < n; i += ctx->nsweep_dirs)
 			json_object_array_add(ids,
-			    json_object_get(jpath(reps[i], "run_id")));
+			    json_object_new_int64(reps[i]->run_id));
 		json_object_object_add(e, "runs", ids);
 		for (size_t r = 0; r < cmd_compare_nrows; r++) {
 			const struct compare_row *row = &cmd_compare_rows[r];
@@ -187,7 +194,7 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 
 			if (!sweep_row(row) ||
 			    !cmd_compare_row_shown(reps, n, row) ||
-			    !sweep_spread(ctx, reps, n, d, row->path, &s))
+			    !sweep_spread(ctx, reps, n, d, row, &s))
 				continue;
 			v = fmt_nomem(json_object_new_object());
 			json_object_object_add(v, "n",
@@ -210,8 +217,8 @@ sweep_json(const struct records_ctx *ctx, json_object **reps, int n)
 }
 
 static void
-sweep_more_json(const struct records_ctx *ctx, json_object **reps, int n,
-    json_object *all)
+sweep_more_json(const struct records_ctx *ctx,
+    const struct runrec *const *reps, int n, json_object *all)
 {
 	json_object_object_add(all, "sweep", sweep_json(ctx, reps, n));
 }
@@ -397,29 +404,26 @@ follow(const struct records_ctx *ctx, const struct follow_job *j,
 static int64_t
 last_sweep(const struct records_ctx *ctx, int *rc)
 {
-	json_object *res, *runs;
+	struct runsrec *rs;
 	const char *sid = NULL;
 	int64_t id = 0;
 	size_t n;
 
-	if ((res = records_runs(ctx, 0, 0, rc)) == NULL)
+	if ((rs = records_runs_read(ctx, 0, 0, rc)) == NULL)
 		return -1;
-	runs = jpath(res, "runs");
-	n = json_object_is_type(runs, json_type_array) ?
-	    json_object_array_length(runs) : 0;
+	n = rs->nruns;
 	for (size_t i = n; i-- > 0 && sid == NULL;) {
-		sid = jpath_str(json_object_array_get_idx(runs, i), "sweep_id");
+		sid = rs->runs[i].sweep_id;
 		if (sid != NULL && *sid == '\0')
 			sid = NULL;
 	}
 	for (size_t i = 0; sid != NULL && i < n && id == 0; i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		const char *s = jpath_str(r, "sweep_id");
+		const struct runsrec_run *r = &rs->runs[i];
 
-		if (s != NULL && strcmp(s, sid) == 0)
-			id = (int64_t)jpath_num0(r, "id");
+		if (r->sweep_id != NULL && strcmp(r->sweep_id, sid) == 0)
+			id = r->id.has ? (int64_t)r->id.d : 0;
 	}
-	json_object_put(res);
+	runsrec_free(rs);
 	return id;
 }
 

@@ -21,11 +21,11 @@
 #include "cmd-watch.h"
 #include "fmt.h"
 #include "headline.h"
-#include "jpath.h"
 #include "options.h"
 #include "proto.h"
 #include "records.h"
 #include "statsrec.h"
+#include "statusrec.h"
 #include "sweeprec.h"
 #include "termsafe.h"
 
@@ -388,6 +388,8 @@ run_watch(const struct records_ctx *ctx)
 	struct watch_now now;
 	json_object *status, *st = NULL;
 	struct statsrec *sr = NULL;
+	struct statusrec *sts;
+	char *serr = NULL;
 	double interval = ctx->interval, start;
 	unsigned long n = 0;
 	int64_t search = 0;
@@ -399,14 +401,19 @@ run_watch(const struct records_ctx *ctx)
 	/* The refresh follows the run's sampling unless told otherwise. */
 	if ((status = ctx->call(ctx->call_arg, "status", NULL, &rc)) == NULL)
 		return rc;
-	if (interval <= 0 && !jpath_num(status, "run.params.sample_interval",
-	    &interval))
+	sts = statusrec_parse(status, &serr);
+	json_object_put(status);
+	if (sts == NULL) {
+		records_error(ctx, "%s", serr);
+		free(serr);
+		return CTL_EXIT_ERROR;
+	}
+	if (interval <= 0 && isnan(interval = sts->sample_interval))
 		interval = 1;
-	if (!jpath_num(status, "run.params.update_time", &w.update_time))
-		w.update_time = -1;
+	w.update_time = isnan(sts->update_time) ? -1 : sts->update_time;
 	if (interval < 0.1)
 		interval = 0.1;
-	json_object_put(status);
+	statusrec_free(sts);
 
 	/* Ctrl-C ends the watch, not the program mid-line: the view is left
 	 * whole and the cursor below it.  No SA_RESTART, so a sleep ends. */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 #include "compare-view.h"
 #include "fmt.h"
-#include "jpath.h"
+#include "runrec.h"
 
 /* Whether the comma-separated list holds opt. */
 static bool
@@ -30,14 +31,14 @@ opt_in(const char *list, const char *opt, size_t len)
 
 /* Whether the runs differ in filesystem type or mount options. */
 static bool
-mounts_differ(json_object **reps, int n)
+mounts_differ(const struct runrec *const *reps, int n)
 {
-	const char *fs0 = jpath_str(reps[0], "target.fs_type");
-	const char *o0 = jpath_str(reps[0], "target.mount_options");
+	const char *fs0 = reps[0]->fs_type;
+	const char *o0 = reps[0]->mount_options;
 
 	for (int i = 1; i < n; i++) {
-		const char *fs = jpath_str(reps[i], "target.fs_type");
-		const char *o = jpath_str(reps[i], "target.mount_options");
+		const char *fs = reps[i]->fs_type;
+		const char *o = reps[i]->mount_options;
 
 		if ((fs == NULL) != (fs0 == NULL) || (o == NULL) != (o0 == NULL) ||
 		    (fs != NULL && strcmp(fs, fs0) != 0) ||
@@ -49,10 +50,10 @@ mounts_differ(json_object **reps, int n)
 
 /* Whether runs i and j have the same filesystem type. */
 static bool
-same_fs(json_object **reps, int i, int j)
+same_fs(const struct runrec *const *reps, int i, int j)
 {
-	const char *a = jpath_str(reps[i], "target.fs_type");
-	const char *b = jpath_str(reps[j], "target.fs_type");
+	const char *a = reps[i]->fs_type;
+	const char *b = reps[j]->fs_type;
 
 	return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
@@ -61,10 +62,10 @@ same_fs(json_object **reps, int i, int j)
  * options that another run of that filesystem lacks (between two
  * filesystems the type tells them apart). */
 static char *
-mount_name(json_object **reps, int n, int i)
+mount_name(const struct runrec *const *reps, int n, int i)
 {
-	const char *fs = jpath_str(reps[i], "target.fs_type");
-	const char *o = jpath_str(reps[i], "target.mount_options");
+	const char *fs = reps[i]->fs_type;
+	const char *o = reps[i]->mount_options;
 	char *s = fmt_xstrdup(fs != NULL ? fs : "?"), *more;
 	int k = 0;
 
@@ -74,8 +75,8 @@ mount_name(json_object **reps, int n, int i)
 		bool all = true;
 
 		for (int j = 0; j < n && all; j++)
-			all = !same_fs(reps, i, j) || opt_in(jpath_str(reps[j],
-			    "target.mount_options"), o, len);
+			all = !same_fs(reps, i, j) ||
+			    opt_in(reps[j]->mount_options, o, len);
 		if (!all) {
 			more = fmt_xprintf("%s%s%.*s", s, k++ ? "," : " ",
 			    (int)len, o);
@@ -90,12 +91,12 @@ mount_name(json_object **reps, int n, int i)
 /* Whether the runs come from more than one host; a record without a host
  * name counts as one host of its own. */
 static bool
-hosts_differ(json_object **reps, int n)
+hosts_differ(const struct runrec *const *reps, int n)
 {
-	const char *host0 = jpath_str(reps[0], "host.name");
+	const char *host0 = reps[0]->host_name;
 
 	for (int i = 1; i < n; i++) {
-		const char *h = jpath_str(reps[i], "host.name");
+		const char *h = reps[i]->host_name;
 
 		if ((h == NULL) != (host0 == NULL) ||
 		    (h != NULL && strcmp(h, host0) != 0))
@@ -108,23 +109,17 @@ hosts_differ(json_object **reps, int n)
  * where run ids are each host's own and the same id may well name two
  * different runs. */
 static char *
-run_label(json_object *rep, bool by_host)
+run_label(const struct runrec *rep, bool by_host)
 {
-	char *id = jpath_text(rep, "run_id", NULL), *host, *label;
-
 	if (!by_host)
-		label = fmt_xprintf("run %s", id);
-	else {
-		host = jpath_text(rep, "host.name", NULL);
-		label = fmt_xprintf("run %s@%s", id, host);
-		free(host);
-	}
-	free(id);
-	return label;
+		return fmt_xprintf("run %" PRId64, rep->run_id);
+	return fmt_xprintf("run %" PRId64 "@%s", rep->run_id,
+	    rep->host_name != NULL ? rep->host_name : "-");
 }
 
 void
-compare_view_init(struct compare_view *v, json_object **reps, int n)
+compare_view_init(struct compare_view *v, const struct runrec *const *reps,
+    int n)
 {
 	bool mounts = mounts_differ(reps, n);
 
@@ -137,9 +132,8 @@ compare_view_init(struct compare_view *v, json_object **reps, int n)
 	v->who = fmt_nomem(calloc((size_t)n, sizeof(*v->who)));
 	v->cand = fmt_nomem(calloc((size_t)n, sizeof(*v->cand)));
 	for (int i = 0; i < n; i++) {
-		const char *label = jpath_str(reps[i], "params.label");
+		const char *label = reps[i]->label;
 		bool labelled = label != NULL && *label != '\0';
-		char *host;
 
 		v->run[i] = run_label(reps[i], v->by_host);
 		v->name[i] = labelled ? fmt_xstrdup(label) : mounts ?
@@ -150,11 +144,10 @@ compare_view_init(struct compare_view *v, json_object **reps, int n)
 		    fmt_xprintf("%s (%s)", v->run[i], v->name[i]);
 		/* Runs of one label are repeats, but not across hosts:
 		 * there the host is what is compared. */
-		host = jpath_text(reps[i], "host.name", NULL);
 		v->cand[i] = !labelled ? fmt_xstrdup(v->who[i]) :
-		    v->by_host ? fmt_xprintf("%s@%s", label, host) :
+		    v->by_host ? fmt_xprintf("%s@%s", label,
+		    reps[i]->host_name != NULL ? reps[i]->host_name : "-") :
 		    fmt_xstrdup(label);
-		free(host);
 	}
 }
 
@@ -174,15 +167,15 @@ compare_view_free(struct compare_view *v)
 }
 
 char *
-compare_view_dir(json_object *rep)
+compare_view_dir(const struct runrec *rep)
 {
-	const char *dir = jpath_str(rep, "params.dir");
-	const char *sid = jpath_str(rep, "params.sweep_id");
+	const char *dir = rep->dir;
+	const char *sid = rep->sweep_id;
 	const char *base, *k;
 	size_t len;
 
 	if (dir == NULL)
-		dir = jpath_str(rep, "target.dir");
+		dir = rep->target_dir;
 	if (dir == NULL)
 		return NULL;
 	/* sweep's DIR/sweep-ID-K, K a number. */

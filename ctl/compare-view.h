@@ -8,10 +8,10 @@
 
 #include <stdbool.h>
 
-#include <json-c/json.h>
+#include "runrec.h"
 
 struct compare_view {
-	json_object	**reps;
+	const struct runrec *const *reps;
 	int		  n;
 	bool		  by_host;	/* the runs come from several hosts */
 	bool		  named;	/* some heading is not its run id */
@@ -21,11 +21,12 @@ struct compare_view {
 	char		**cand;		/* the ranking's candidate */
 };
 
-void	 compare_view_init(struct compare_view *v, json_object **reps, int n);
+void	 compare_view_init(struct compare_view *v,
+	    const struct runrec *const *reps, int n);
 void	 compare_view_free(struct compare_view *v);
 
 /* The run's directory as the user gave it: a sweep's DIR/sweep-ID-K is
  * DIR.  A malloc'd string, or NULL if the record names none. */
-char	*compare_view_dir(json_object *rep);
+char	*compare_view_dir(const struct runrec *rep);
 
 #endif

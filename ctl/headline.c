@@ -13,7 +13,7 @@
 #include "capline.h"
 #include "fmt.h"
 #include "headline.h"
-#include "jpath.h"
+#include "statusrec.h"
 #include "knobs.h"
 #include "replyview.h"
 #include "text.h"
@@ -406,12 +406,22 @@ defaults_for(json_object *params)
 void
 headline_status(json_object *res)
 {
-	json_object *copy = NULL, *params, *defaults, *changed, *d;
+	json_object *copy = NULL, *params, *defaults, *changed, *d, *run;
+	struct statusrec *s;
 	size_t hidden = 0;
+	char *err = NULL;
 
-	params = jpath(res, "run.params");
-	if (!json_object_is_type(params, json_type_object) ||
-	    json_object_deep_copy(res, &copy, NULL) != 0) {
+	/* A reply this stressctl cannot read is shown as it came, with
+	 * the member that is wrong named. */
+	if ((s = statusrec_parse(res, &err)) == NULL) {
+		fprintf(stderr, "stressctl: %s\n", err);
+		free(err);
+		replyview_status(res);
+		return;
+	}
+	params = s->params;
+	if (params == NULL || json_object_deep_copy(res, &copy, NULL) != 0) {
+		statusrec_free(s);
 		replyview_status(res);
 		return;
 	}
@@ -425,11 +435,14 @@ headline_status(json_object *res)
 		}
 		json_object_object_add(changed, k, json_object_get(v));
 	}
-	json_object_object_add(jpath(copy, "run"), "params", changed);
+	/* The copy's run is an object, as the reply's. */
+	json_object_object_get_ex(copy, "run", &run);
+	json_object_object_add(run, "params", changed);
 	replyview_status(copy);
 	if (hidden > 0)
 		printf("  (%zu knobs at their defaults; status --all lists "
 		    "them)\n", hidden);
 	json_object_put(copy);
 	json_object_put(defaults);
+	statusrec_free(s);
 }

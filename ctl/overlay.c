@@ -25,7 +25,6 @@
 
 #include "fmt.h"
 #include "graph.h"
-#include "jpath.h"
 #include "overlay.h"
 #include "proto.h"
 #include "records.h"
@@ -52,7 +51,7 @@ static const struct {
 struct ov_run {
 	char		*path;		/* report.json, or NULL: a run id */
 	const char	*operand;
-	json_object	*rep;
+	struct runrec	*rec;
 	char		*csv;		/* its samples.csv */
 	char		*rrd;		/* the temporary RRD */
 	char		*label;
@@ -252,10 +251,10 @@ load_run(struct overlay *ov, struct ov_run *r, int k)
 	int rc;
 
 	r->path = records_file_path(r->operand);
-	if ((r->rep = records_load(ov->ctx, r->path != NULL ? r->path :
-	    r->operand, &rc)) == NULL)
+	if ((r->rec = records_load_run(ov->ctx, r->path != NULL ? r->path :
+	    r->operand, NULL, &rc)) == NULL)
 		return rc == CTL_EXIT_OK ? CTL_EXIT_ERROR : rc;
-	if ((r->csv = records_file(r->path, r->rep, "samples_csv",
+	if ((r->csv = records_file_named(r->path, r->rec->samples_csv,
 	    "samples.csv")) == NULL) {
 		records_error(ov->ctx, "%s: the record names no samples "
 		    "(files.samples_csv)", r->operand);
@@ -284,12 +283,10 @@ has_option(const char *opts, const char *opt, size_t len)
 
 /* Whether two records ran on the same type of filesystem. */
 static bool
-same_fs(json_object *a, json_object *b)
+same_fs(const struct runrec *a, const struct runrec *b)
 {
-	const char *fa = jpath_str(a, "target.fs_type");
-	const char *fb = jpath_str(b, "target.fs_type");
-
-	return fa != NULL && fb != NULL && strcmp(fa, fb) == 0;
+	return a->fs_type != NULL && b->fs_type != NULL &&
+	    strcmp(a->fs_type, b->fs_type) == 0;
 }
 
 /* The filesystem and the mount options of run k that another run on the
@@ -298,8 +295,8 @@ same_fs(json_object *a, json_object *b)
 static char *
 fs_label(const struct overlay *ov, int k)
 {
-	const char *fs = jpath_str(ov->runs[k].rep, "target.fs_type");
-	const char *opts = jpath_str(ov->runs[k].rep, "target.mount_options");
+	const char *fs = ov->runs[k].rec->fs_type;
+	const char *opts = ov->runs[k].rec->mount_options;
 	char *s = fmt_xprintf("%s", fs != NULL ? fs : "?"), *ns;
 	bool first = true;
 
@@ -309,9 +306,8 @@ fs_label(const struct overlay *ov, int k)
 
 		for (int j = 0; j < ov->nruns && !differs; j++)
 			differs = ov->runs[j].label == NULL &&
-			    same_fs(ov->runs[j].rep, ov->runs[k].rep) &&
-			    !has_option(jpath_str(ov->runs[j].rep,
-			    "target.mount_options"), p, n);
+			    same_fs(ov->runs[j].rec, ov->runs[k].rec) &&
+			    !has_option(ov->runs[j].rec->mount_options, p, n);
 		if (differs) {
 			ns = fmt_xprintf("%s%s%.*s", s, first ? " " : ",",
 			    (int)n, p);
@@ -345,18 +341,16 @@ unique_fallbacks(const struct overlay *ov, char **fb)
 		for (int k = 0; k < ov->nruns; k++)
 			dup[k] = is_dup(fb, ov->nruns, k);
 		for (int k = 0; k < ov->nruns; k++) {
-			json_object *rep = ov->runs[k].rep;
-			char *id, *ns;
+			const struct runrec *rep = ov->runs[k].rec;
+			char *ns;
 
 			if (!dup[k])
 				continue;
-			id = jpath_text(rep, "run_id", NULL);
-			ns = stage == 0 ? fmt_xprintf("run %s", id) :
+			ns = stage == 0 ?
+			    fmt_xprintf("run %" PRId64, rep->run_id) :
 			    stage == 1 ? fmt_xprintf("%s@%s", fb[k],
-			    jpath_str(rep, "host.name") != NULL ?
-			    jpath_str(rep, "host.name") : "?") :
+			    rep->host_name != NULL ? rep->host_name : "?") :
 			    fmt_xprintf("%s #%d", fb[k], k + 1);
-			free(id);
 			free(fb[k]);
 			fb[k] = ns;
 		}
@@ -379,8 +373,7 @@ assign_labels(struct overlay *ov)
 	int rc = CTL_EXIT_OK;
 
 	for (int k = 0; k < ov->nruns; k++)
-		if ((knob = jpath_str(ov->runs[k].rep, "params.label")) !=
-		    NULL && *knob != '\0')
+		if ((knob = ov->runs[k].rec->label) != NULL && *knob != '\0')
 			ov->runs[k].label = fmt_xprintf("%s", knob);
 	for (int k = 0; k < ov->nruns; k++)
 		if (ov->runs[k].label == NULL)
@@ -412,12 +405,11 @@ assign_labels(struct overlay *ov)
 
 /* The offered rate of a run, as the title names it. */
 static char *
-part_rate(json_object *rep)
+part_rate(const struct runrec *rep)
 {
-	double n, s;
+	double n = rep->max_updates, s = rep->update_time;
 
-	if (!jpath_num(rep, "params.max_updates", &n) ||
-	    !jpath_num(rep, "params.update_time", &s))
+	if (isnan(n) || isnan(s))
 		return fmt_xprintf("? updates/s");
 	if (s <= 0)
 		return fmt_xprintf("flat out");
@@ -425,19 +417,24 @@ part_rate(json_object *rep)
 	    "%.3g updates/s", n / s);
 }
 
-/* One part of the title: each run's value at path (NULL: its rate), the
- * distinct ones in run order joined by " / ". */
+/* One part of the title: each run's files, rate or sync, the distinct
+ * ones in run order joined by " / ". */
+enum part { PART_FILES, PART_RATE, PART_SYNC };
+
 static char *
-title_part(const struct overlay *ov, const char *path)
+title_part(const struct overlay *ov, enum part which)
 {
 	char **texts = fmt_nomem(calloc((size_t)ov->nruns,
 	    sizeof(*texts))), *s = NULL, *ns;
 
 	for (int k = 0; k < ov->nruns; k++) {
+		const struct runrec *rep = ov->runs[k].rec;
 		bool seen = false;
 
-		texts[k] = path == NULL ? part_rate(ov->runs[k].rep) :
-		    jpath_text(ov->runs[k].rep, path, NULL);
+		texts[k] = which == PART_FILES ?
+		    recparse_number_text(&rep->files_knob, NULL) :
+		    which == PART_RATE ? part_rate(rep) :
+		    fmt_xstrdup(rep->sync != NULL ? rep->sync : "-");
 		for (int j = 0; j < k && !seen; j++)
 			seen = strcmp(texts[j], texts[k]) == 0;
 		if (seen)
@@ -489,9 +486,9 @@ static void
 overlay_argv(struct overlay *ov, struct graph_args *a)
 {
 	const struct records_ctx *ctx = ov->ctx;
-	char *files = title_part(ov, "params.files");
-	char *rate = title_part(ov, NULL);
-	char *sync = title_part(ov, "params.sync");
+	char *files = title_part(ov, PART_FILES);
+	char *rate = title_part(ov, PART_RATE);
+	char *sync = title_part(ov, PART_SYNC);
 	const char *unit;
 
 	ov->title = fmt_xprintf("significant queue: %s files, %s, sync %s",
@@ -540,8 +537,8 @@ line_runs(const struct overlay *ov, int l)
 
 	for (int k = 0; k < ov->nruns; k++)
 		if (ov->runs[k].line == l)
-			json_object_array_add(ids, json_object_get(
-			    jpath(ov->runs[k].rep, "run_id")));
+			json_object_array_add(ids, json_object_new_int64(
+			    ov->runs[k].rec->run_id));
 	return ids;
 }
 
@@ -562,7 +559,7 @@ print_json(const struct overlay *ov, const struct graph_args *a,
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "run_id",
-		    json_object_get(jpath(r->rep, "run_id")));
+		    json_object_new_int64(r->rec->run_id));
 		json_object_object_add(o, "label",
 		    json_object_new_string(r->label));
 		json_object_object_add(o, "samples_csv",
@@ -631,7 +628,7 @@ overlay_free(struct overlay *ov)
 
 		if (r->rrd != NULL)
 			unlink(r->rrd);
-		json_object_put(r->rep);
+		runrec_free(r->rec);
 		free(r->path);
 		free(r->csv);
 		free(r->rrd);

@@ -2,6 +2,7 @@
  * t-test, the winner or why there is none. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,8 +13,9 @@
 
 #include "columns.h"
 #include "fmt.h"
-#include "jpath.h"
 #include "rank.h"
+#include "recparse.h"
+#include "runrec.h"
 #include "verdicts.h"
 
 /* Student's t, two-sided 95 % (the 0.975 quantile), by degrees of
@@ -86,40 +88,32 @@ struct cand {
 };
 
 static bool
-has_warning(json_object *rep, const char *code)
+has_warning(const struct runrec *rep, const char *code)
 {
-	json_object *w = jpath(rep, "warnings");
-	size_t n = json_object_is_type(w, json_type_array) ?
-	    json_object_array_length(w) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *c = jpath_str(json_object_array_get_idx(w, i),
-		    "code");
-
-		if (c != NULL && strcmp(c, code) == 0)
+	for (size_t i = 0; i < rep->nwarnings; i++)
+		if (strcmp(rep->warnings[i].code, code) == 0)
 			return true;
-	}
 	return false;
 }
 
 /* Why run rep's queue average says nothing of its storage, or NULL. */
 static const char *
-left_out_why(json_object *rep)
+left_out_why(const struct runrec *rep)
 {
-	const char *state = jpath_str(rep, "state");
-	double x;
+	const char *state = rep->state;
+	double x = rep->sig.average.d;
 
 	/* A stopped or failed run's average covers a part of the load. */
 	if (state == NULL || strcmp(state, "done") != 0)
 		return "not done";
-	if (!jpath_num(rep, RANK_METRIC, &x))
+	if (!rep->sig.average.has)
 		return "no queue average";
 	/* json-c takes NaN and Infinity: a copied record's, no average */
 	if (!isfinite(x) || x < 0)
 		return "no usable queue average";
 	/* Flat out, the queue shows the generators' speed; with no or few
 	 * samples the average is 0 or a guess, and would win. */
-	if (jpath_num(rep, "samples", &x) && x == 0)
+	if (rep->samples.has && rep->samples.d == 0)
 		return "0 samples";
 	if (has_warning(rep, "flat_out"))
 		return "flat out";
@@ -129,33 +123,30 @@ left_out_why(json_object *rep)
 }
 
 static void
-count_run(struct cand *c, json_object *rep, double *vals)
+count_run(struct cand *c, const struct runrec *rep, double *vals)
 {
-	json_object *k = jpath(rep, "verdict.kept_up");
 	const char *why = left_out_why(rep);
-	char *id, *s;
+	char *s;
 
 	c->nruns++;
-	json_object_array_add(c->runs, json_object_get(jpath(rep, "run_id")));
-	if (!json_object_is_type(jpath(rep, "verdict"), json_type_object))
+	json_object_array_add(c->runs, json_object_new_int64(rep->run_id));
+	if (!rep->verdict.has)
 		c->old++;
-	else if (!json_object_is_type(k, json_type_boolean))
+	else if (rep->verdict.kept_up < 0)
 		c->unsure++;
-	else if (json_object_get_boolean(k))
+	else if (rep->verdict.kept_up)
 		c->kept++;
 	else
 		c->behind++;
 	c->cls = c->behind ? CLS_BEHIND : c->unsure || c->old ? CLS_UNSURE :
 	    CLS_KEPT;
 	if (why == NULL) {
-		jpath_num(rep, RANK_METRIC, &vals[c->n++]);
+		vals[c->n++] = rep->sig.average.d;
 		return;
 	}
-	id = jpath_text(rep, "run_id", NULL);
-	s = fmt_xprintf("run %s (%s)", id, why);
+	s = fmt_xprintf("run %" PRId64 " (%s)", rep->run_id, why);
 	json_object_array_add(c->out, fmt_nomem(json_object_new_string(s)));
 	free(s);
-	free(id);
 }
 
 static int
@@ -173,7 +164,7 @@ by_mean(const void *a, const void *b)
 /* Group the runs; the candidates sorted by verdict, then by mean (none
  * last). */
 static struct cand *
-group(json_object **reps, char *const *cand, int n, int *ncand)
+group(const struct runrec *const *reps, char *const *cand, int n, int *ncand)
 {
 	struct cand *c = fmt_nomem(calloc((size_t)n, sizeof(*c)));
 	double *vals = fmt_nomem(calloc((size_t)n, sizeof(*vals)));
@@ -466,7 +457,7 @@ left_out_all(const struct cand *c, int nc)
 }
 
 json_object *
-rank_build(json_object **reps, char *const *cand, int n)
+rank_build(const struct runrec *const *reps, char *const *cand, int n)
 {
 	json_object *o = fmt_nomem(json_object_new_object());
 	json_object *list = fmt_nomem(json_object_new_array());
@@ -519,87 +510,140 @@ rank_build(json_object **reps, char *const *cand, int n)
 
 /* ---------------------------------------------------------------- text */
 
-/* "3 runs: 2 kept up, 1 fell behind" of candidate o. */
-static char *
-counts_text(json_object *o)
+/* The counts of a candidate, as rank_build wrote them. */
+static const char *const count_keys[][2] = {
+	{ "kept_up", "kept up" }, { "fell_behind", "fell behind" },
+	{ "cannot_tell", "cannot tell" }, { "no_verdict", "no verdict" },
+	{ "left_out", "left out" },
+};
+#define NCOUNTS	(sizeof(count_keys) / sizeof(*count_keys))
+
+/* One candidate of a ranking read back (NAN: absent). */
+struct line {
+	const char	*label;
+	double		 n, mean, sd, count[NCOUNTS];
+	bool		 has_vs;	/* vs_best: against the best */
+	int		 by_verdict, different;
+	double		 t, df;
+};
+
+/* Candidate i of the ranking's list into *l; false, the error in p, on a
+ * member of another type. */
+static bool
+read_line(struct recparse *p, json_object *list, size_t i, struct line *l)
 {
-	static const char *const keys[][2] = {
-		{ "kept_up", "kept up" }, { "fell_behind", "fell behind" },
-		{ "cannot_tell", "cannot tell" }, { "no_verdict", "no verdict" },
-		{ "left_out", "left out" },
-	};
-	double n = 0, total = 0, x;
+	json_object *o = json_object_array_get_idx(list, i), *vs;
+
+	recparse_at(p, "candidates[%zu]", i);
+	if (!recparse_str(p, o, "label", RECPARSE_REQ, &l->label) ||
+	    !recparse_num(p, o, "n", RECPARSE_OPT, &l->n) ||
+	    !recparse_num(p, o, "mean", RECPARSE_OPT, &l->mean) ||
+	    !recparse_num(p, o, "stddev", RECPARSE_OPT, &l->sd) ||
+	    !recparse_obj(p, o, "vs_best", RECPARSE_OPT, &vs))
+		return false;
+	for (size_t k = 0; k < NCOUNTS; k++)
+		if (!recparse_num(p, o, count_keys[k][0], RECPARSE_OPT,
+		    &l->count[k]))
+			return false;
+	l->has_vs = vs != NULL;
+	recparse_at(p, "candidates[%zu].vs_best", i);
+	return recparse_bool(p, vs, "by_verdict", RECPARSE_OPT,
+	    &l->by_verdict) &&
+	    recparse_bool(p, vs, "different", RECPARSE_OPT, &l->different) &&
+	    recparse_num(p, vs, "t", RECPARSE_OPT, &l->t) &&
+	    recparse_num(p, vs, "df", RECPARSE_OPT, &l->df);
+}
+
+/* "3 runs: 2 kept up, 1 fell behind" of candidate l. */
+static char *
+counts_text(const struct line *l)
+{
+	double n = 0, total = 0;
 	char *s, *more;
 
 	for (size_t k = 0; k < 4; k++)
-		if (jpath_num(o, keys[k][0], &x))
-			total += x;
+		if (!isnan(l->count[k]))
+			total += l->count[k];
 	s = fmt_xprintf("%.0f run%s:", total, total == 1 ? "" : "s");
-	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
-		if (!jpath_num(o, keys[k][0], &x) || x == 0)
+	for (size_t k = 0; k < NCOUNTS; k++) {
+		if (isnan(l->count[k]) || l->count[k] == 0)
 			continue;
-		more = fmt_xprintf("%s%s %.0f %s", s, n++ ? "," : "", x,
-		    keys[k][1]);
+		more = fmt_xprintf("%s%s %.0f %s", s, n++ ? "," : "",
+		    l->count[k], count_keys[k][1]);
 		free(s);
 		s = more;
 	}
 	return s;
 }
 
+/* How candidate l fares against the best one. */
+static void
+add_vs(struct columns *t, const struct line *l, const char *best)
+{
+	if (!l->has_vs)
+		columns_add(t, "%s", "");
+	else if (l->by_verdict == 1)
+		columns_add(t, "worse than %s (fell behind)", best);
+	else if (isnan(l->t) || isnan(l->df) || l->df == 0)
+		columns_add(t, l->different == 1 ? "worse than %s (no spread, "
+		    "over 5 %%)" : "not told apart from %s (no spread, "
+		    "within 5 %%)", best);
+	else if (l->different == 1)
+		columns_add(t, "worse than %s (t %.2f > %.2f)", best, l->t,
+		    rank_t_crit(l->df));
+	else
+		columns_add(t, "not told apart from %s (t %.2f <= %.2f)",
+		    best, l->t, rank_t_crit(l->df));
+}
+
 void
 rank_print(json_object *r)
 {
-	json_object *list = jpath(r, "candidates");
-	size_t nc = json_object_is_type(list, json_type_array) ?
-	    json_object_array_length(list) : 0;
-	const char *best = NULL;
+	struct recparse p;
+	json_object *list;
+	const char *best = NULL, *left_out, *why;
 	struct columns *t = columns_new("lrll");
-	double n, m, sd, x, df;
+	size_t nc;
 
+	/* rank_build's own output, read back as a record. */
+	recparse_init(&p, "ranking");
+	if (!recparse_arr(&p, r, "candidates", RECPARSE_OPT, &list) ||
+	    !recparse_str(&p, r, "left_out", RECPARSE_OPT, &left_out) ||
+	    !recparse_str(&p, r, "reason", RECPARSE_OPT, &why))
+		list = NULL;
+	nc = list != NULL ? json_object_array_length(list) : 0;
 	printf("\nRanking by verdict, then by significant queue average (lower "
 	    "is better;\nWelch's t-test at 95 %%, at least %d runs each)\n",
 	    RANK_MIN_RUNS);
 	for (size_t i = 0; i < nc; i++) {
-		json_object *o = json_object_array_get_idx(list, i);
-		char *cnt = counts_text(o);
+		struct line l;
+		char *cnt;
 
-		columns_add(t, "%s", jpath_str(o, "label"));
+		if (!read_line(&p, list, i, &l))
+			break;
+		cnt = counts_text(&l);
+		columns_add(t, "%s", l.label);
 		if (i == 0)
-			best = jpath_str(o, "label");
-		if (!jpath_num(o, "n", &n) || n == 0 ||
-		    !jpath_num(o, "mean", &m))
+			best = l.label;
+		if (isnan(l.n) || l.n == 0 || isnan(l.mean))
 			columns_add(t, "-");
-		else if (!jpath_num(o, "stddev", &sd))
-			columns_add(t, "%.2f", m);
+		else if (isnan(l.sd))
+			columns_add(t, "%.2f", l.mean);
 		else
-			columns_add(t, "%.2f +- %.2f", m, sd);
+			columns_add(t, "%.2f +- %.2f", l.mean, l.sd);
 		columns_add(t, "%s", cnt);
 		free(cnt);
-		if (jpath(o, "vs_best") == NULL)
-			columns_add(t, "%s", "");
-		else if (json_object_get_boolean(jpath(o, "vs_best.by_verdict")))
-			columns_add(t, "worse than %s (fell behind)", best);
-		else if (!jpath_num(o, "vs_best.t", &x) ||
-		    !jpath_num(o, "vs_best.df", &df) || df == 0)
-			columns_add(t, json_object_get_boolean(jpath(o,
-			    "vs_best.different")) ? "worse than %s (no spread, "
-			    "over 5 %%)" : "not told apart from %s (no spread, "
-			    "within 5 %%)", best);
-		else if (json_object_get_boolean(jpath(o, "vs_best.different")))
-			columns_add(t, "worse than %s (t %.2f > %.2f)", best, x,
-			    rank_t_crit(df));
-		else
-			columns_add(t, "not told apart from %s (t %.2f <= %.2f)",
-			    best, x, rank_t_crit(df));
+		add_vs(t, &l, best);
 	}
+	free(recparse_take_error(&p));
 	columns_print(t, stdout, 2);
 	columns_free(t);
-	if (jpath_str(r, "left_out") != NULL) {
+	if (left_out != NULL) {
 		char *s = fmt_xprintf("left out: %s: their queue average "
-		    "says nothing of the storage.", jpath_str(r, "left_out"));
+		    "says nothing of the storage.", left_out);
 
 		verdicts_wrap(s, 0);
 		free(s);
 	}
-	verdicts_wrap(jpath_str(r, "reason") ? jpath_str(r, "reason") : "", 0);
+	verdicts_wrap(why != NULL ? why : "", 0);
 }

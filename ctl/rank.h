@@ -13,7 +13,9 @@
 
 #include <json-c/json.h>
 
-/* What is ranked (lower is better). */
+#include "runrec.h"
+
+/* What is ranked (lower is better), as --json names it. */
 #define RANK_METRIC	"queue_depth.significant_ops_pending.average"
 /* Runs of each candidate the test needs: with fewer, the sample standard
  * deviation says next to nothing about the run-to-run spread. */
@@ -36,7 +38,8 @@ bool		 rank_welch(double m1, double s1, int n1, double m2, double s2,
 
 /* The ranking of n records as data (compare --json's "ranking"): run i is
  * a repeat of candidate cand[i]; see stressctl(1). */
-json_object	*rank_build(json_object **reps, char *const *cand, int n);
+json_object	*rank_build(const struct runrec *const *reps, char *const *cand,
+		    int n);
 
 /* The ranking as text, closing compare's output. */
 void		 rank_print(json_object *ranking);

@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "records.h"
 #include "runrec.h"
+#include "runsrec.h"
 
 /* The report.json schema this stressctl was written for. */
 #define RECORDS_SCHEMA		1
@@ -73,16 +74,6 @@ records_print_recount_rec(const struct runrec_recount *c, int indent)
 	    "interrupted (%.0f files read in %.3f s)\n", indent, "",
 	    c->updates_on_disk.d, isnan(c->files_read) ? 0 : c->files_read,
 	    isnan(c->seconds) ? 0 : c->seconds);
-}
-
-void
-records_print_recount(json_object *rep, int indent)
-{
-	struct runrec *r = runrec_parse(rep, NULL);
-
-	if (r != NULL)
-		records_print_recount_rec(&r->recount, indent);
-	runrec_free(r);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -350,16 +341,6 @@ json_buckets(json_object *hist, size_t *n)
 	return b;
 }
 
-void
-records_hist_span(json_object *hist, int64_t *min, int64_t *max)
-{
-	size_t n;
-	struct runrec_bucket *b = json_buckets(hist, &n);
-
-	records_hist_span_buckets(b, n, min, max);
-	free(b);
-}
-
 int64_t
 records_hist_width(int64_t min, int64_t max)
 {
@@ -542,4 +523,23 @@ records_runs(const struct records_ctx *ctx, int64_t limit, int64_t before,
 	res = fmt_nomem(json_object_new_object());
 	json_object_object_add(res, "runs", all);
 	return res;
+}
+
+struct runsrec *
+records_runs_read(const struct records_ctx *ctx, int64_t limit,
+    int64_t before, int *rc)
+{
+	json_object *res = records_runs(ctx, limit, before, rc);
+	struct runsrec *rs;
+	char *err = NULL;
+
+	if (res == NULL)
+		return NULL;
+	if ((rs = runsrec_parse(res, &err)) == NULL) {
+		records_error(ctx, "%s", err);
+		*rc = CTL_EXIT_ERROR;
+	}
+	free(err);
+	json_object_put(res);
+	return rs;
 }

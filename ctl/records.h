@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "runrec.h"
+#include "runsrec.h"
 
 /*
  * Send one request to stressd and return the reply's result (a new
@@ -57,6 +58,10 @@ struct records_ctx {
  */
 json_object	*records_runs(const struct records_ctx *ctx, int64_t limit,
 		    int64_t before, int *rc);
+/* records_runs read into a struct runsrec; NULL with *rc, the error said
+ * (the member named when the reply does not parse). */
+struct runsrec	*records_runs_read(const struct records_ctx *ctx,
+		    int64_t limit, int64_t before, int *rc);
 #define RECORDS_RUNS_PAGE	10000
 
 /* Text is wrapped to this many columns. */
@@ -106,7 +111,6 @@ bool	 records_state_ended(const char *state);
 
 /* An interrupted run's recount (report.json's "recount"), one line at
  * indent; nothing for another run. */
-void	 records_print_recount(json_object *rep, int indent);
 void	 records_print_recount_rec(const struct runrec_recount *c,
 	    int indent);
 
@@ -124,8 +128,7 @@ void	 records_histogram_buckets(const struct runrec_bucket *b, size_t n,
 /* The most rows a histogram is shown in (a queue can take hundreds of
  * values; the record keeps up to 64). */
 #define RECORDS_HIST_ROWS	16
-/* Widen [*min, *max] by hist's values (and bucket ends). */
-void	 records_hist_span(json_object *hist, int64_t *min, int64_t *max);
+/* Widen [*min, *max] by a histogram's values (and bucket ends). */
 void	 records_hist_span_buckets(const struct runrec_bucket *b, size_t n,
 	    int64_t *min, int64_t *max);
 /* The width of ranges (1, 2, 5, 10, 20, 50, ...) that show [min, max] in

@@ -227,3 +227,22 @@ recparse_number_text(const struct recparse_number *n, const char *dfmt)
 		return fmt_xprintf("%" PRId64, n->i);
 	return fmt_xprintf(dfmt != NULL ? dfmt : "%g", n->d);
 }
+
+char *
+recparse_value_text(json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_int:
+		return fmt_xprintf("%" PRId64, json_object_get_int64(v));
+	case json_type_double:
+		return fmt_xprintf("%g", json_object_get_double(v));
+	case json_type_string:
+	case json_type_boolean:
+		return fmt_xprintf("%s", json_object_get_string(v));
+	case json_type_null:
+	case json_type_object:
+	case json_type_array:
+		break;
+	}
+	return fmt_xstrdup("-");
+}

@@ -80,5 +80,9 @@ bool		 recparse_number(struct recparse *p, json_object *o,
  * integer as one and another number with "%g"; "-" when absent. */
 char		*recparse_number_text(const struct recparse_number *n,
 		    const char *dfmt);
+/* A member of an object kept whole (a run's params) as a malloc'd text:
+ * an integer as one, another number with "%g", a string or boolean as it
+ * is, "-" for anything else. */
+char		*recparse_value_text(json_object *v);
 
 #endif

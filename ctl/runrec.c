@@ -116,7 +116,7 @@ parse_depth(struct recparse *p, json_object *parent, const char *at,
 	recparse_at(p, "%s", here);
 	d->has = o != NULL;
 	return recparse_int(p, o, "samples", OPT, &d->samples, &has) &&
-	    recparse_num(p, o, "average", OPT, &d->average) &&
+	    recparse_number(p, o, "average", OPT, &d->average) &&
 	    recparse_number(p, o, "min", OPT, &d->min) &&
 	    recparse_number(p, o, "max", OPT, &d->max) &&
 	    recparse_number(p, o, "p50", OPT, &d->p50) &&
@@ -136,6 +136,7 @@ parse_params(struct recparse *p, json_object *o, struct runrec *r)
 	    recparse_str(p, r->params, "dir", OPT, &r->dir) &&
 	    recparse_str(p, r->params, "sweep_id", OPT, &r->sweep_id) &&
 	    recparse_str(p, r->params, "sync", OPT, &r->sync) &&
+	    recparse_number(p, r->params, "files", OPT, &r->files_knob) &&
 	    recparse_num(p, r->params, "max_updates", OPT, &r->max_updates) &&
 	    recparse_num(p, r->params, "update_time", OPT, &r->update_time) &&
 	    recparse_num(p, r->params, "sample_interval", OPT,
@@ -341,7 +342,7 @@ parse_rrdcached(struct recparse *p, json_object *o,
 	recparse_at(p, "rrdcached");
 	if (!recparse_str(p, x, "address", OPT, &c->address) ||
 	    !recparse_bool(p, x, "restarted", OPT, &c->restarted) ||
-	    !recparse_num(p, x, "flush_s", OPT, &c->flush_s) ||
+	    !recparse_number(p, x, "flush_s", OPT, &c->flush_s) ||
 	    !recparse_num(p, x, "samples_without_stats", OPT,
 	    &c->samples_without_stats) ||
 	    !recparse_obj(p, x, "at_start", OPT, &st[0]) ||

@@ -49,7 +49,7 @@ struct runrec_bucket {
 struct runrec_depth {
 	bool			 has;
 	int64_t			 samples;
-	double			 average;
+	struct recparse_number	 average;
 	struct recparse_number	 min, max, p50, p90, p99;
 	json_object		*histogram;	/* the array, checked */
 	struct runrec_bucket	*buckets;	/* its entries */
@@ -74,7 +74,8 @@ struct runrec_rrdcached {
 	struct runrec_depth	 queue;		/* queue_length */
 	int			 restarted;	/* 1, 0, -1: not said */
 	struct runrec_rrdc_stats at_start, latest;
-	double			 flush_s, samples_without_stats;
+	struct recparse_number	 flush_s;
+	double			 samples_without_stats;
 };
 
 /* "recount": an interrupted run's updates counted on disk. */
@@ -138,6 +139,7 @@ struct runrec {
 	json_object		*params;
 	const char		*label, *dir, *sweep_id, *sync;
 	double			 max_updates, update_time, sample_interval;
+	struct recparse_number	 files_knob;	/* params.files */
 	/* target */
 	const char		*target_dir, *fs_type, *mount_options;
 	const char		*mount_point, *mount_source;

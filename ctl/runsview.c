@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,111 +14,110 @@
 #include "capline.h"
 #include "columns.h"
 #include "fmt.h"
-#include "jpath.h"
-#include "kv.h"
+#include "recparse.h"
+#include "runsrec.h"
 #include "runsview.h"
 #include "verdicts.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* A string cell: "-" when absent, "" shown as such (it would vanish into
+ * the padding). */
 static char *
-runs_cell(json_object *run, const char *key, const char *dfmt)
+runs_str(const char *s)
 {
-	bool found;
-	json_object *v = kv_get(run, key, &found);
-
-	return found && v != NULL ? kv_text(v, dfmt) : fmt_xstrdup("-");
+	return fmt_xstrdup(s == NULL ? "-" : *s == '\0' ? "\"\"" : s);
 }
 
 /* The offered load: max_updates / update_time, or "flat out". */
 static char *
-runs_pace(json_object *run)
+runs_pace(const struct runsrec_run *run)
 {
-	json_object *ut = kv_get(run, "update_time", NULL);
-	json_object *max = kv_get(run, "max_updates", NULL);
-	double u = json_object_get_double(ut), m;
+	double u = run->update_time.d, m;
 
-	if (ut == NULL || max == NULL)
+	if (!run->update_time.has || !run->max_updates.has)
 		return fmt_xstrdup("-");
 	if (u <= 0)
 		return fmt_xstrdup("flat out");
-	m = json_object_get_double(max) / u;
+	m = run->max_updates.d / u;
 	return fmt_xprintf(m >= 100 ? "%.0f" : "%.3g", m);
 }
 
 /* The daemon's verdict in the words of every one-line view; "—" for a
  * record without one (an older stressd's). */
 static char *
-runs_verdict(json_object *run)
+runs_verdict(const struct runsrec_run *run)
 {
-	bool found;
-	json_object *k = kv_get(run, "kept_up", &found);
-	int64_t nw = json_object_get_int64(kv_get(run, "warnings", NULL));
-	const char *word;
+	int64_t nw = run->warnings.has ? (int64_t)run->warnings.d : 0;
 
-	if (!found)
+	if (!run->has_verdict)
 		return fmt_xstrdup("\u2014");
-	word = verdicts_kept_word(k);
-	return verdicts_counted(word, nw > 0 ? (size_t)nw : 0);
+	return verdicts_counted(verdicts_kept_word_rec(run->kept_up),
+	    nw > 0 ? (size_t)nw : 0);
 }
 
 /* A string cell, "-" when empty or missing. */
 static const char *
-runs_word(json_object *run, const char *key)
+runs_word(const char *s)
 {
-	json_object *v = kv_get(run, key, NULL);
+	return s != NULL && *s != '\0' ? s : "-";
+}
 
-	return json_object_is_type(v, json_type_string) &&
-	    json_object_get_string_len(v) > 0 ? json_object_get_string(v) :
-	    "-";
+/* One cell of a run's row, malloc'd. */
+static char *
+runs_cell(const struct runsrec_run *r, const char *key)
+{
+	char when[64];
+
+	if (strcmp(key, "id") == 0)
+		return recparse_number_text(&r->id, NULL);
+	if (strcmp(key, "started_at") == 0)
+		return fmt_xstrdup(r->started_at != NULL ? fmt_local_time(
+		    r->started_at, false, when, sizeof(when)) : "-");
+	if (strcmp(key, "state") == 0)
+		return runs_str(r->state);
+	/* An interrupted run: what its files hold, not the count of its
+	 * last checkpoint (up to 10 s short). */
+	if (strcmp(key, "updates") == 0)
+		return recparse_number_text(r->updates_on_disk.has &&
+		    r->updates_on_disk.is_int ? &r->updates_on_disk :
+		    &r->updates_completed, NULL);
+	if (strcmp(key, "files") == 0)
+		return recparse_number_text(&r->files, NULL);
+	if (strcmp(key, "updates/s") == 0)
+		return runs_pace(r);
+	if (strcmp(key, "sync") == 0)
+		return fmt_xstrdup(runs_word(r->sync));
+	if (strcmp(key, "fs_type") == 0)
+		return runs_str(r->fs_type);
+	if (strcmp(key, "dir") == 0)
+		return runs_str(r->dir);
+	if (strcmp(key, "significant_avg") == 0)
+		return recparse_number_text(&r->significant_avg, "%.2f");
+	if (strcmp(key, "label") == 0)
+		return fmt_xstrdup(runs_word(r->label));
+	if (strcmp(key, "verdict") == 0)
+		return runs_verdict(r);
+	/* A capacity search's step: its search and step. */
+	if (r->has_capacity)
+		return fmt_xprintf("capacity %.0f step %.0f",
+		    isnan(r->capacity_id) ? 0 : r->capacity_id,
+		    isnan(r->capacity_step) ? 0 : r->capacity_step);
+	return fmt_xstrdup(runs_word(r->sweep_id));
 }
 
 static void
-runs_row(struct columns *t, json_object *r)
+runs_row(struct columns *t, const struct runsrec_run *r)
 {
-	static const char *const keys[][2] = {
-		{ "id", NULL }, { "started_at", NULL }, { "state", NULL },
-		{ "updates_completed", NULL }, { "files", NULL },
-		{ "updates/s", NULL }, { "sync", NULL }, { "fs_type", NULL },
-		{ "dir", NULL }, { "significant_avg", "%.2f" },
-		{ "label", NULL }, { "verdict", NULL }, { "sweep_id", NULL },
+	static const char *const keys[] = {
+		"id", "started_at", "state", "updates", "files", "updates/s",
+		"sync", "fs_type", "dir", "significant_avg", "label",
+		"verdict", "sweep_id",
 	};
-	json_object *v;
-	char when[64], *cell;
 
 	for (size_t i = 0; i < NELEM(keys); i++) {
-		const char *k = keys[i][0];
+		char *cell = runs_cell(r, keys[i]);
 
-		if (strcmp(k, "started_at") == 0) {
-			v = kv_get(r, k, NULL);
-			columns_add(t, "%s", json_object_is_type(v,
-			    json_type_string) ? fmt_local_time(
-			    json_object_get_string(v), false, when,
-			    sizeof(when)) : "-");
-			continue;
-		}
-		/* A capacity search's step: its search and step. */
-		if (strcmp(k, "sweep_id") == 0 &&
-		    kv_get(r, "capacity", NULL) != NULL) {
-			columns_add(t, "capacity %.0f step %.0f",
-			    jpath_num0(r, "capacity.id"),
-			    jpath_num0(r, "capacity.step"));
-			continue;
-		}
-		/* Empty outside a sweep, without a label. */
-		if (strcmp(k, "sweep_id") == 0 || strcmp(k, "label") == 0 ||
-		    strcmp(k, "sync") == 0) {
-			columns_add(t, "%s", runs_word(r, k));
-			continue;
-		}
-		/* An interrupted run: what its files hold, not the count of
-		 * its last checkpoint (up to 10 s short). */
-		if (strcmp(k, "updates_completed") == 0 && json_object_is_type(
-		    kv_get(r, "updates_on_disk", NULL), json_type_int))
-			k = "updates_on_disk";
-		cell = strcmp(k, "updates/s") == 0 ? runs_pace(r) :
-		    strcmp(k, "verdict") == 0 ? runs_verdict(r) :
-		    runs_cell(r, k, keys[i][1]);
 		columns_add(t, "%s", cell);
 		free(cell);
 	}
@@ -125,43 +125,31 @@ runs_row(struct columns *t, json_object *r)
 
 /* runs: the runs, the steps of capacity searches only with --all (a
  * count of them otherwise), then the capacity searches. */
-static void
-runs_view(json_object *res, bool all)
+void
+runsview_print(const struct runsrec *rs, bool all)
 {
 	static const char *const head[] = {
 		"ID", "STARTED", "STATE", "UPDATES", "FILES", "UPDATES/S",
 		"SYNC", "FS", "DIR", "SIG AVG", "LABEL", "VERDICT", "SWEEP",
 	};
-	json_object *runs = kv_get(res, "runs", NULL);
 	struct columns *t;
 	size_t nrows = 0, nsteps = 0, nsearch = 0;
 
-	if (!json_object_is_type(runs, json_type_array)) {
-		if (kv_object_or_print(res)) {
-			struct kv u = { .right = false };
-
-			kv_unknown(&u, res, NULL, 0, NULL);
-			kv_print(&u);
-			kv_free(&u);
-		}
-		return;
-	}
-	if (json_object_array_length(runs) == 0) {
+	if (rs->nruns == 0) {
 		printf("no runs recorded\n");
 		return;
 	}
 	t = columns_new("rllrrrlllrlll");
 	for (size_t i = 0; i < NELEM(head); i++)
 		columns_add(t, "%s", head[i]);
-	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i);
-		const char *kind = jpath_str(r, "kind");
+	for (size_t i = 0; i < rs->nruns; i++) {
+		const struct runsrec_run *r = &rs->runs[i];
 
-		if (kind != NULL && strcmp(kind, "capacity") == 0)
+		if (runsrec_is_capacity(r))
 			nsearch++;
-		else if (!all && jpath(r, "capacity") != NULL)
+		else if (!all && r->has_capacity)
 			nsteps++;
-		else if (kind == NULL || strcmp(kind, "run") == 0) {
+		else if (r->kind == NULL || strcmp(r->kind, "run") == 0) {
 			runs_row(t, r);
 			nrows++;
 		}
@@ -174,8 +162,26 @@ runs_view(json_object *res, bool all)
 		    "--all lists them)\n", nsteps, nsteps == 1 ? "" : "s");
 	if (nsearch > 0) {
 		printf("%sCapacity searches\n", nrows + nsteps > 0 ? "\n" : "");
-		capline_runs(runs, stdout);
+		capline_runs(rs, stdout);
 	}
+}
+
+/* A reply this stressctl cannot read is shown as it came, with the member
+ * that is wrong named. */
+static void
+runs_view(json_object *res, bool all)
+{
+	char *err = NULL;
+	struct runsrec *rs;
+
+	if ((rs = runsrec_parse(res, &err)) == NULL) {
+		fprintf(stderr, "stressctl: %s\n", err);
+		free(err);
+		printf("%s\n", fmt_json_string(res));
+		return;
+	}
+	runsview_print(rs, all);
+	runsrec_free(rs);
 }
 
 void

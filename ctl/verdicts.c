@@ -19,63 +19,10 @@
 static const char old_record[] = "no verdict (recorded by an older stressd)";
 
 const char *
-verdicts_kept_word(json_object *kept)
-{
-	if (!json_object_is_type(kept, json_type_boolean))
-		return "cannot tell";
-	return json_object_get_boolean(kept) ? "kept up" : "fell behind";
-}
-
-const char *
 verdicts_kept_word_rec(int kept_up)
 {
 	return kept_up < 0 ? "cannot tell" : kept_up ? "kept up" :
 	    "fell behind";
-}
-
-/* rep's verdict and warnings, for the callers that hold JSON: false (the
- * error dropped) when they do not parse. */
-static bool
-parse_json(json_object *rep, struct runrec_verdict *v,
-    struct runrec_warning **w, size_t *nw)
-{
-	struct recparse p;
-	bool ok;
-
-	recparse_init(&p, "record");
-	ok = runrec_parse_verdict(&p, rep, v, w, nw);
-	free(recparse_take_error(&p));
-	if (!ok) {
-		free(*w);
-		*w = NULL;
-		*nw = 0;
-		v->has = false;
-	}
-	return ok;
-}
-
-const char *
-verdicts_word(json_object *rep)
-{
-	struct runrec_verdict v;
-	struct runrec_warning *w;
-	size_t nw;
-
-	parse_json(rep, &v, &w, &nw);
-	free(w);
-	return v.has ? verdicts_kept_word_rec(v.kept_up) : NULL;
-}
-
-size_t
-verdicts_nwarnings(json_object *rep)
-{
-	struct runrec_verdict v;
-	struct runrec_warning *w;
-	size_t nw;
-
-	parse_json(rep, &v, &w, &nw);
-	free(w);
-	return nw;
 }
 
 char *
@@ -93,20 +40,6 @@ verdicts_short_rec(const struct runrec_verdict *v, size_t nwarnings)
 		return fmt_xstrdup(old_record);
 	return verdicts_counted(verdicts_kept_word_rec(v->kept_up),
 	    nwarnings);
-}
-
-char *
-verdicts_short(json_object *rep)
-{
-	struct runrec_verdict v;
-	struct runrec_warning *w;
-	size_t nw;
-	char *s;
-
-	parse_json(rep, &v, &w, &nw);
-	s = verdicts_short_rec(&v, nw);
-	free(w);
-	return s;
 }
 
 void
@@ -212,28 +145,6 @@ verdicts_print_recs(const struct runrec *const *recs, char *const *who,
 		}
 }
 
-void
-verdicts_print(json_object **reps, char *const *who, char *const *run, int n)
-{
-	struct runrec **r = fmt_nomem(calloc((size_t)n + 1, sizeof(*r)));
-	char **w = fmt_nomem(calloc((size_t)n + 1, sizeof(*w)));
-	char **id = fmt_nomem(calloc((size_t)n + 1, sizeof(*id)));
-	int m = 0;
-
-	/* A record that does not parse is left out, as it would not show. */
-	for (int i = 0; i < n; i++)
-		if ((r[m] = runrec_parse(reps[i], NULL)) != NULL) {
-			w[m] = who[i];
-			id[m++] = run[i];
-		}
-	verdicts_print_recs((const struct runrec *const *)r, w, id, m);
-	while (m > 0)
-		runrec_free(r[--m]);
-	free(r);
-	free(w);
-	free(id);
-}
-
 /* "load phase 71 samples, trend +0.06 values/s (stderr 0.08), +215
  * pending in 1 h (material: 1000)" and the latency against its bound. */
 static void
@@ -291,16 +202,4 @@ verdicts_report_rec(const struct runrec_verdict *v,
 			fprintf(fp, "Warnings:\n");
 		verdicts_wrap_fp(fp, 2, 4, line);
 	}
-}
-
-void
-verdicts_report(json_object *rep, FILE *fp)
-{
-	struct runrec_verdict v;
-	struct runrec_warning *w;
-	size_t nw;
-
-	parse_json(rep, &v, &w, &nw);
-	verdicts_report_rec(&v, w, nw, fp);
-	free(w);
 }

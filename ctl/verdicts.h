@@ -7,28 +7,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <json-c/json.h>
-
 #include "runrec.h"
 
-/* "kept up", "fell behind" or "cannot tell" for a verdict's kept_up (a
- * boolean, else cannot tell). */
-const char *verdicts_kept_word(json_object *kept);
-/* The same of a struct runrec_verdict's kept_up (1, 0, -1). */
+/* "kept up", "fell behind" or "cannot tell" for a verdict's kept_up (1, 0,
+ * -1). */
 const char *verdicts_kept_word_rec(int kept_up);
-/* The word of rep's "verdict" (a record or a stats reply); NULL for one
- * without (an older stressd's). */
-const char *verdicts_word(json_object *rep);
-/* How many warnings rep carries. */
-size_t	 verdicts_nwarnings(json_object *rep);
 /* word, with " (N warnings)" when n > 0.  A malloc'd string. */
 char	*verdicts_counted(const char *word, size_t n);
 
 /* "kept up", "fell behind" or "cannot tell", with " (N warnings)" when
  * there are any; "no verdict (recorded by an older stressd)" for a
- * record without one.  A malloc'd string. */
-char	*verdicts_short(json_object *rep);
-/* The same of a parsed verdict and its count of warnings. */
+ * record without one, of a parsed verdict and its count of warnings.  A
+ * malloc'd string. */
 char	*verdicts_short_rec(const struct runrec_verdict *v, size_t nwarnings);
 
 /* Print text at indent, wrapped at blanks to RECORDS_TEXT_WIDTH, the
@@ -37,19 +27,14 @@ void	 verdicts_wrap_fp(FILE *fp, int indent, int more, const char *text);
 void	 verdicts_wrap(const char *text, int indent);
 
 /* The verdict line, its figures and the warnings, as `report` shows them
- * near its top. */
-void	 verdicts_report(json_object *rep, FILE *fp);
-/* The same of a parsed verdict and its nw warnings w (a run report's or
- * a stats reply's). */
+ * near its top, of a parsed verdict and its nw warnings w (a run report's
+ * or a stats reply's). */
 void	 verdicts_report_rec(const struct runrec_verdict *v,
 	    const struct runrec_warning *w, size_t nw, FILE *fp);
 
 /* compare's closing block: each run's verdict with its reason (who[i]
  * names run i), then the warnings, each once with the runs that have it
- * (by run[i], the run id). */
-void	 verdicts_print(json_object **reps, char *const *who,
-	    char *const *run, int n);
-/* The same of parsed run reports. */
+ * (by run[i], the run id), of parsed run reports. */
 void	 verdicts_print_recs(const struct runrec *const *recs,
 	    char *const *who, char *const *run, int n);
 

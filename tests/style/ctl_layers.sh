@@ -12,8 +12,8 @@ names=(- helpers views commands table)
 # layer MODULE: 1 to 4, or 0 for one that has none
 layer() {
 	case $1 in
-	fmt|jpath|columns|kv|termsafe|suggest|client|\
-	recparse|runrec|statsrec|caprec|sweeprec|gnuplot) echo 1;;
+	fmt|columns|kv|termsafe|suggest|client|gnuplot|\
+	recparse|runrec|statsrec|caprec|sweeprec|runsrec|statusrec) echo 1;;
 	records|verdicts|capview|capline|capgraph|graph|overlay|compare-view|\
 	rank|headline|statsview|replyview|runsview) echo 2;;
 	ctl|options|call|follow|cmd-*) echo 3;;

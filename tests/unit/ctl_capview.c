@@ -276,12 +276,13 @@ test_print(void **state)
 static void
 test_runs(void **state)
 {
-	json_object *runs = json_tokener_parse("[{\"id\": 3, \"state\": "
-	    "\"done\"}, {\"id\": 5, \"kind\": \"capacity\", \"state\": "
-	    "\"stopped\", \"files\": 200, \"steps\": 4, \"dirs\": "
+	json_object *runs = json_tokener_parse("{\"runs\": [{\"id\": 3, "
+	    "\"state\": \"done\"}, {\"id\": 5, \"kind\": \"capacity\", "
+	    "\"state\": \"stopped\", \"files\": 200, \"steps\": 4, \"dirs\": "
 	    "[{\"dir\": \"/a\", \"fs_type\": \"tmpfs\", \"capacity_rate\": "
 	    "2400, \"behind_rate\": null, \"limited_by\": \"cpu\"}, "
-	    "{\"dir\": \"/b\", \"capacity_rate\": null}]}]");
+	    "{\"dir\": \"/b\", \"capacity_rate\": null}]}]}");
+	struct runsrec *rs;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -290,7 +291,9 @@ test_runs(void **state)
 
 	(void)state;
 	assert_non_null(runs);
-	capline_runs(runs, f);
+	assert_non_null(rs = runsrec_parse(runs, NULL));
+	capline_runs(rs, f);
+	runsrec_free(rs);
 	fclose(f);
 	/* the search, one line per directory; not the plain run */
 	assert_non_null(strstr(buf, "stopped"));

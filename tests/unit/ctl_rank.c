@@ -14,6 +14,7 @@
 
 #include "jpath.h"
 #include "rank.h"
+#include "runrec.h"
 
 static void
 test_t_crit(void **state)
@@ -57,7 +58,8 @@ rec(int id, const char *state, double avg, const char *kept)
 {
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "{\"run_id\": %d, \"state\": \"%s\", "
+	snprintf(buf, sizeof(buf), "{\"schema\": 1, \"run_id\": %d, "
+	    "\"state\": \"%s\", "
 	    "\"queue_depth\": {\"significant_ops_pending\": {\"average\": "
 	    "%g}}%s%s%s}", id, state, avg, kept ? ", \"verdict\": "
 	    "{\"kept_up\": " : "", kept ? kept : "", kept ? "}" : "");
@@ -75,9 +77,31 @@ rec_w(int id, double avg, const char *kept, int samples, const char *code)
 	if (code != NULL) {
 		w = json_object_new_object();
 		json_object_object_add(w, "code", json_object_new_string(code));
+		json_object_object_add(w, "message",
+		    json_object_new_string("a warning"));
 		json_object_array_add(a, w);
 	}
 	json_object_object_add(r, "warnings", a);
+	return r;
+}
+
+/* rank_build of the n records, each read as a run report first. */
+static json_object *
+build(json_object **reps, char *const *cand, int n)
+{
+	struct runrec *recs[16];
+	json_object *r;
+	char *err = NULL;
+
+	assert_true(n <= 16);
+	for (int i = 0; i < n; i++) {
+		recs[i] = runrec_parse(reps[i], &err);
+		if (recs[i] == NULL)
+			fail_msg("record %d: %s", i, err);
+	}
+	r = rank_build((const struct runrec *const *)recs, cand, n);
+	for (int i = 0; i < n; i++)
+		runrec_free(recs[i]);
 	return r;
 }
 
@@ -105,7 +129,7 @@ test_verdict_first(void **state)
 	for (int i = 0; i < 6; i++)
 		reps[i] = i % 2 ? rec_w(i + 1, 54 + i, "true", 50, NULL) :
 		    rec_w(i + 1, 0.1 * (i + 1), "false", 50, NULL);
-	r = rank_build(reps, cand, 6);
+	r = build(reps, cand, 6);
 	assert_string_equal(jpath_str(cand_of(r, 0), "label"), "b");
 	assert_string_equal(jpath_str(cand_of(r, 0), "verdict"), "kept up");
 	assert_string_equal(jpath_str(cand_of(r, 1), "verdict"),
@@ -114,7 +138,7 @@ test_verdict_first(void **state)
 	assert_non_null(strstr(jpath_str(r, "reason"), "b kept up"));
 	json_object_put(r);
 	/* one run each: not judged on the queue, but which kept up is said */
-	r = rank_build(reps, cand, 2);
+	r = build(reps, cand, 2);
 	assert_null(jpath(r, "winner"));
 	assert_string_equal(jpath_str(cand_of(r, 0), "label"), "b");
 	assert_non_null(strstr(jpath_str(r, "reason"), "b kept up"));
@@ -123,7 +147,7 @@ test_verdict_first(void **state)
 	/* the worst run decides: one of b's three fell behind */
 	json_object_put(reps[5]);
 	reps[5] = rec_w(6, 60, "false", 50, NULL);
-	r = rank_build(reps, cand, 6);
+	r = build(reps, cand, 6);
 	assert_string_equal(jpath_str(cand_of(r, 1), "verdict"),
 	    "fell behind");
 	put_all(reps, 6);
@@ -144,7 +168,7 @@ test_left_out(void **state)
 	reps[4] = rec_w(5, 0, "null", 4, "few_samples");
 	for (int i = 1; i < 6; i += 2)
 		reps[i] = rec_w(i + 1, 5 + i, "true", 50, NULL);
-	r = rank_build(reps, cand, 6);
+	r = build(reps, cand, 6);
 	c = cand_of(r, 1);
 	assert_string_equal(jpath_str(c, "label"), "flat");
 	assert_true(jpath_num(c, "n", &x) && x == 0);
@@ -179,7 +203,7 @@ test_not_finite(void **state)
 	}
 	for (int i = 1; i < 6; i += 2)
 		reps[i] = rec_w(i + 1, 1 + i / 10.0, "true", 50, NULL);
-	r = rank_build(reps, cand, 6);
+	r = build(reps, cand, 6);
 	c = cand_of(r, 0);
 	assert_string_equal(jpath_str(c, "label"), "b");
 	c = cand_of(r, 1);
@@ -202,7 +226,7 @@ test_ties_claim(void **state)
 	(void)state;
 	for (int i = 0; i < 9; i++)
 		reps[i] = rec_w(i + 1, v[i], "true", 50, NULL);
-	r = rank_build(reps, cand, 9);
+	r = build(reps, cand, 9);
 	why = jpath_str(r, "reason");
 	assert_null(jpath(r, "winner"));
 	assert_null(strstr(why, "each beats"));
@@ -224,7 +248,7 @@ test_build(void **state)
 		reps[i] = rec(i + 1, "done", i % 2 ? 100 + i : 10 + i,
 		    i % 2 ? "false" : "true");
 	reps[6] = rec(7, "stopped", 1, "null");
-	r = rank_build(reps, cand, 7);
+	r = build(reps, cand, 7);
 	assert_true(json_object_get_boolean(jpath(r, "judged")));
 	assert_string_equal(jpath_str(r, "winner"), "a");
 	c = json_object_array_get_idx(jpath(r, "candidates"), 0);
@@ -241,7 +265,7 @@ test_build(void **state)
 	assert_true(json_object_get_boolean(jpath(c, "vs_best.different")));
 	json_object_put(r);
 	/* one run each: not judged, no winner */
-	r = rank_build(reps, cand, 2);
+	r = build(reps, cand, 2);
 	assert_false(json_object_get_boolean(jpath(r, "judged")));
 	assert_null(jpath(r, "winner"));
 	assert_non_null(strstr(jpath_str(r, "reason"), "cannot be judged"));

@@ -177,6 +177,9 @@ test_figures(void **state)
 	assert_true(r->sig.nbuckets > 0);
 	assert_int_equal(r->sig.buckets[0].value, 0);
 	assert_false(r->sig.buckets[0].has_upper);
+	assert_true(r->files_knob.has && r->files_knob.is_int);
+	assert_true(r->sig.average.has && !r->sig.average.is_int);
+	assert_false(r->rrdcached.flush_s.has);
 	assert_false(r->recount.has);
 	/* what a record lacks prints as "-" */
 	assert_false(r->rrdcached.queue.p99.has);
@@ -251,6 +254,12 @@ test_figures_refused(void **state)
 		{ "cold_cache", "seconds", "\"1\"",
 		  "cold_cache.seconds: not a number" },
 		{ "", "samples", "\"15\"", "samples: not a number" },
+		/* what compare and graph read by name */
+		{ "params", "files", "\"40\"", "params.files: not a number" },
+		{ "queue_depth.significant_ops_pending", "average", "\"1\"",
+		  "queue_depth.significant_ops_pending.average: not a number" },
+		{ "rrdcached", "flush_s", "\"0.1\"",
+		  "rrdcached.flush_s: not a number" },
 	};
 
 	(void)state;

@@ -1,12 +1,12 @@
-/* Dotted-path access to JSON records (see jpath.h). */
+/* Dotted-path access to JSON, for the unit tests (see jpath.h). */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fmt.h"
 #include "jpath.h"
+#include "recparse.h"
 
 /* The value at a dotted path ("latency_ms.update_call.p99"), or NULL. */
 json_object *
@@ -64,23 +64,9 @@ jpath_text(json_object *o, const char *path, const char *dfmt)
 {
 	json_object *v = jpath(o, path);
 
-	switch (json_object_get_type(v)) {
-	case json_type_int:
-		if (dfmt == NULL)
-			return fmt_xprintf("%" PRId64,
-			    json_object_get_int64(v));
+	if (dfmt != NULL && (json_object_is_type(v, json_type_int) ||
+	    json_object_is_type(v, json_type_double)))
 		return fmt_xprintf(dfmt, json_object_get_double(v));
-	case json_type_double:
-		return fmt_xprintf(dfmt ? dfmt : "%g",
-		    json_object_get_double(v));
-	case json_type_string:
-	case json_type_boolean:
-		return fmt_xprintf("%s", json_object_get_string(v));
-	case json_type_null:
-	case json_type_object:
-	case json_type_array:
-		break;
-	}
-	return fmt_xprintf("-");
+	return recparse_value_text(v);
 }
 

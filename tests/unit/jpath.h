@@ -1,6 +1,8 @@
-/* Values inside a JSON document by dotted path ("latency_ms.update_call.p99"),
- * as the record commands read report.json and stats: a missing or mistyped
- * member is an answer (NULL, false, "-"), never an error. */
+/* The unit tests' probe of JSON they are handed (a ranking, a record):
+ * values by dotted path ("latency_ms.update_call.p99"), a missing or
+ * mistyped member an answer (NULL, false, "-"), never an error.  stressctl
+ * itself reads a record through its record module (runrec, runsrec, ...),
+ * which checks it once, never by path. */
 #ifndef STRESSCTL_JPATH_H
 #define STRESSCTL_JPATH_H
 
