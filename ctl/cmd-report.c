@@ -171,18 +171,18 @@ print_sig(const struct runrec *r)
 	printf("Significant operations pending (significant_ops_pending)\n"
 	    "  stress.log, %" PRId64 " blocks (the original write-up's "
 	    "figures):\n", b->samples);
-	if (isnan(b->average))
+	if (!b->average.has)
 		printf("  Average: -\n");
 	else
-		printf("  Average: %.2f\n", b->average);
+		printf("  Average: %.2f\n", b->average.d);
 	printf("  Histogram:\n");
 	if (b->nbuckets > 0)
 		records_histogram_buckets(b->buckets, b->nbuckets, 2);
-	if (isnan(s->average))
+	if (!s->average.has)
 		printf("  timed samples (%" PRId64 "): average -\n", s->samples);
 	else
 		printf("  timed samples (%" PRId64 ", every %g s): average "
-		    "%.2f\n", s->samples, r->sample_interval_s, s->average);
+		    "%.2f\n", s->samples, r->sample_interval_s, s->average.d);
 	print_percentiles(s, 2);
 }
 
