@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "caprec.h"
+#include "capname.h"
 #include "capview.h"
 #include "columns.h"
 #include "fmt.h"
@@ -135,34 +136,11 @@ collect(const struct caprec *const *recs, int n, size_t *nd)
 	return v;
 }
 
-/* "label" if any, else "dir", with the host when the records come from
- * several. */
+/* The directory's name in views of the n records. */
 static char *
-dir_name(const struct capdir *c, bool hosts)
+dir_name(const struct caprec *const *recs, int n, const struct capdir *c)
 {
-	const char *label = c->d->label;
-	const char *dir = c->d->dir;
-	const char *host = c->rec->host;
-	const char *name = label != NULL && *label != '\0' ? label :
-	    dir != NULL ? dir : "-";
-
-	if (hosts && host != NULL)
-		return fmt_xprintf("%s:%s", host, name);
-	return fmt_xstrdup(name);
-}
-
-/* Whether the records come from more than one host. */
-static bool
-several_hosts(const struct caprec *const *recs, int n)
-{
-	for (int i = 1; i < n; i++) {
-		const char *a = recs[0]->host;
-		const char *b = recs[i]->host;
-
-		if (a == NULL || b == NULL || strcmp(a, b) != 0)
-			return true;
-	}
-	return false;
+	return capname_dir(recs, n, c->rec, (size_t)(c->d - c->rec->dirs));
 }
 
 static const char *
@@ -248,7 +226,6 @@ json_object *
 capview_ranking_recs(const struct caprec *const *recs, int n)
 {
 	json_object *arr = fmt_nomem(json_object_new_array());
-	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
 
@@ -270,8 +247,8 @@ capview_ranking_recs(const struct caprec *const *recs, int n)
 		json_object_object_add(e, "precision_pct",
 		    json_object_new_double(v[i].prec));
 		if (i + 1 < nd) {
-			char *un = dir_name(&v[i], hosts);
-			char *ln = dir_name(&v[i + 1], hosts), *text;
+			char *un = dir_name(recs, n, &v[i]);
+			char *ln = dir_name(recs, n, &v[i + 1]), *text;
 			double m;
 			bool hm;
 			const char *rel = relation(&v[i], &v[i + 1], un, ln,
@@ -500,17 +477,16 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 static void
 print_ranking(const struct caprec *const *recs, int n, FILE *f)
 {
-	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
 
 	fprintf(f, "\nRanking (highest sustained rate first)\n");
 	for (size_t i = 0; i < nd; i++) {
-		char *name = dir_name(&v[i], hosts), *cap, *beh, *text = NULL;
+		char *name = dir_name(recs, n, &v[i]), *cap, *beh, *text = NULL;
 
 		/* The ranking's next.text, as --json gives it. */
 		if (i + 1 < nd) {
-			char *ln = dir_name(&v[i + 1], hosts);
+			char *ln = dir_name(recs, n, &v[i + 1]);
 			double m;
 			bool hm;
 
@@ -657,7 +633,6 @@ compare_row(struct columns *t, const struct cmp_row *row,
 void
 capview_compare_recs(const struct caprec *const *recs, int n, FILE *f)
 {
-	bool hosts = several_hosts(recs, n);
 	size_t nd;
 	struct capdir *v = collect(recs, n, &nd);
 	char *align = fmt_nomem(calloc(nd + 2, 1));
@@ -668,7 +643,7 @@ capview_compare_recs(const struct caprec *const *recs, int n, FILE *f)
 	t = columns_new(align);
 	columns_add(t, "%s", "");
 	for (size_t i = 0; i < nd; i++) {
-		char *name = dir_name(&v[i], hosts);
+		char *name = dir_name(recs, n, &v[i]);
 
 		columns_add(t, "%s", name);
 		free(name);

@@ -80,6 +80,33 @@ parse_recs(const struct records_ctx *ctx, json_object **recs, int n,
 	return true;
 }
 
+/* Two operands that are one search (id, host and start alike) would be
+ * ranked against themselves: refused, both named. */
+static bool
+same_search(const struct records_ctx *ctx, const struct caprec *const *v,
+    int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			const char *h = v[i]->host, *s = v[i]->started;
+
+			if (v[i]->id != v[j]->id ||
+			    !((h == NULL && v[j]->host == NULL) || (h != NULL &&
+			    v[j]->host != NULL && strcmp(h, v[j]->host) == 0)) ||
+			    !((s == NULL && v[j]->started == NULL) ||
+			    (s != NULL && v[j]->started != NULL &&
+			    strcmp(s, v[j]->started) == 0)))
+				continue;
+			records_error(ctx, "%s and %s are the same capacity "
+			    "search (search %" PRId64 "%s%s): compare it with "
+			    "another", ctx->nruns > j ? ctx->runs[i] : "a record",
+			    ctx->nruns > j ? ctx->runs[j] : "the same record",
+			    v[i]->id, h ? " of " : "", h ? h : "");
+			return true;
+		}
+	return false;
+}
+
 int
 cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
     bool steps)
@@ -88,7 +115,7 @@ cmd_capacity_show(const struct records_ctx *ctx, json_object **recs, int n,
 	const struct caprec *const *cv = (const struct caprec *const *)v;
 	int rc = CTL_EXIT_OK;
 
-	if (!parse_recs(ctx, recs, n, v)) {
+	if (!parse_recs(ctx, recs, n, v) || same_search(ctx, cv, n)) {
 		rc = CTL_EXIT_ERROR;
 		goto fail;
 	}

@@ -534,15 +534,47 @@ compare_text(const struct compare_view *v)
 static int
 compare_capacity(const struct records_ctx *ctx, json_object **reps, int n)
 {
+	int yes = -1, no = -1;
+
 	for (int i = 0; i < n; i++)
-		if (!capview_is_record(reps[i])) {
-			records_error(ctx, "%s is %sa capacity record, %s is %s",
-			    ctx->runs[0], capview_is_record(reps[0]) ? "" :
-			    "not ", ctx->runs[i], capview_is_record(reps[0]) ?
-			    "not" : "one");
-			return CTL_EXIT_ERROR;
-		}
+		if (capview_is_record(reps[i]))
+			yes = yes < 0 ? i : yes;
+		else
+			no = no < 0 ? i : no;
+	if (no >= 0) {
+		records_error(ctx, "%s is a capacity record, %s is not: compare "
+		    "takes capacity records or run records, not both",
+		    ctx->runs[yes], ctx->runs[no]);
+		return CTL_EXIT_ERROR;
+	}
 	return cmd_capacity_show(ctx, reps, n, false);
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a != NULL && b != NULL &&
+	    strcmp(a, b) == 0);
+}
+
+/* Two operands that are one run (id, host and start alike) would be
+ * ranked against themselves as repeats: refused, both named. */
+static bool
+same_run(const struct records_ctx *ctx, struct runrec *const *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (r[i]->run_id == r[j]->run_id &&
+			    same_str(r[i]->host_name, r[j]->host_name) &&
+			    same_str(r[i]->started_at, r[j]->started_at)) {
+				records_error(ctx, "%s and %s are the same run "
+				    "(run %" PRId64 "%s%s): compare it with "
+				    "another", ctx->runs[i], ctx->runs[j],
+				    r[i]->run_id, r[i]->host_name ? " of " :
+				    "", r[i]->host_name ? r[i]->host_name : "");
+				return true;
+			}
+	return false;
 }
 
 int
@@ -572,6 +604,10 @@ cmd_compare_show(const struct records_ctx *ctx,
 			rc = CTL_EXIT_ERROR;
 			goto fail;
 		}
+	if (same_run(ctx, recs, got)) {
+		rc = CTL_EXIT_ERROR;
+		goto fail;
+	}
 	compare_view_init(&v, (const struct runrec *const *)recs, got);
 	ranking = rank_build(v.reps, v.cand, got);
 	if (ctx->json) {

@@ -119,6 +119,10 @@ left_out_why(const struct runrec *rep)
 		return "flat out";
 	if (has_warning(rep, "few_samples"))
 		return "few samples";
+	/* No queue formed: its average says nothing of the storage, and a
+	 * zero would win. */
+	if (has_warning(rep, "no_queue"))
+		return "no queue formed";
 	return NULL;
 }
 
