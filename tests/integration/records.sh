@@ -69,6 +69,6 @@ out=$("$STRESSCTL" --socket /nonexistent report "$T/rundir/") ||
 grep -q '^Run 2' <<<"$out" || fail "report of a run directory: $out"
 (cd "$T" && "$STRESSCTL" --socket /nonexistent report --csv ./rundir) |
     head -n 1 | grep -q '^elapsed_s,' || fail "report --csv of ./rundir"
-"$STRESSCTL" --socket /nonexistent compare "$T/rundir" "$T/copy/report.json" \
+"$STRESSCTL" --socket /nonexistent compare "$T/rundir" "$STATE/runs/1/report.json" \
     >/dev/null || fail "compare of a run directory"
 log "ok: runs, report, compare, watch and graph"
