@@ -185,7 +185,7 @@ stresslog_sig_copy(struct stresslog *sl, struct dist *out)
 	if ((out->e = malloc((out->n + 1) * sizeof(*out->e))) == NULL) {
 		dist_init(out);
 		rc = -1;
-	} else
+	} else if (out->n > 0)	/* no entries yet: e is NULL */
 		memcpy(out->e, sl->sig.e, out->n * sizeof(*out->e));
 	pthread_mutex_unlock(&sl->mu);
 	return rc;
