@@ -67,7 +67,7 @@ assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" null "verdict at the maximum"
 assert_eq "$(jq -c .verdict.stopped_early <<<"$rep")" false "stopped_early"
 jget "$rep" verdict.reason | grep -q 'run at least [0-9]* s\.$' ||
     fail "verdict reason: $(jget "$rep" verdict.reason)"
-jget "$rep" reason | grep -q '^not steady after 3 s of load (until_steady 3 s)' ||
+jget "$rep" reason | grep -q '^undecided after 3 s of load (until_steady 3 s)$' ||
     fail "reason: $(jget "$rep" reason)"
 f=$(cat "$T/final.json")
 assert_eq "$(jget "$f" max_updates)" 30 "final stats' max_updates"
