@@ -107,6 +107,9 @@ r=$(bad "until_steady with update_time 0" \
     '{'"$ok"',"update_time":0,"until_steady":60}')
 assert_contains "$(jget "$r" error.message)" update_time \
     "flat out: the message names update_time"
+# a capacity search sets each step's length itself
+r=$(rawreq '{"cmd":"capacity","id":4,"args":{"dirs":["'"$T"'/c"],"files":10,"until_steady":30}}')
+expect_error "$r" bad_argument until_steady "capacity with until_steady"
 run_ctl 2 "--until-steady -5" --socket "$SOCK" start --dir "$T/bad" \
     --until-steady -5
 assert_contains "$out" until-steady "stressctl's message"
