@@ -84,12 +84,15 @@ runview_verdict_input(struct run *r, const struct queue_counters *c,
 	in->dropped = c->dropped;
 	in->failed = c->updates_failed + c->creates_failed;
 	in->generated = generated;
-	in->max_updates = r->p.max_updates;
+	/* until_steady: its limit, at the same rate */
+	in->max_updates = loadgen_limit(&r->p);
 	in->stopped_early = (r->stop_requested || r->failed ||
 	    (!run_active(r) && r->until_ended == RUN_UNTIL_NOT)) &&
-	    generated < loadgen_limit(&r->p);
+	    generated < in->max_updates;
 	in->flat_out = r->p.update_time <= 0;
-	in->update_time = r->p.update_time;
+	in->update_time = r->p.until_steady <= 0 ? r->p.update_time :
+	    r->p.update_time * (double)in->max_updates /
+	    (double)r->p.max_updates;
 	in->no_queue = !r->p.use_queue;
 	in->generator_waits = c->generator_waits;
 	in->generator_wait_s = (double)c->generator_wait_ms / 1000;
@@ -491,7 +494,7 @@ run_summary(struct run *r, char *buf, size_t len)
 	snprintf(buf, len, "%s run %u: %llu/%llu updates, significant queue "
 	    "%llu, %llu errors", run_state_name(r->state), r->id,
 	    (unsigned long long)c.updates_completed,
-	    (unsigned long long)r->p.max_updates,
+	    (unsigned long long)loadgen_limit(&r->p),
 	    (unsigned long long)c.significant_ops_pending,
 	    (unsigned long long)c.errors);
 }

@@ -90,6 +90,9 @@ assert_eq "$(jget "$s" state)" stopped "a stopped until_steady run"
 rep=$(cat "$STATE/runs/4/report.json")
 assert_eq "$(jq -c .until_steady.ended <<<"$rep")" null "ended of a stopped run"
 assert_eq "$(jq -c .verdict.stopped_early <<<"$rep")" true "stopped_early"
+# of the most it could have taken, not of the knob's count
+jget "$rep" verdict.reason | grep -q 'stopped after [0-9]* of 2000 updates' ||
+    fail "verdict of a stopped run: $(jget "$rep" verdict.reason)"
 
 # (3) Bad values, refused naming the knob.
 bad() {
