@@ -123,4 +123,20 @@ run_ctl 1 "--until-steady with --update-time 0" --socket "$SOCK" start \
     --dir "$T/bad" --until-steady 5 --update-time 0
 assert_contains "$out" update_time "stressctl relays the refusal"
 assert_alive "after the refusals"
+
+# Decided by what more samples cannot undo: updates dropped at a
+# high-water mark, behind a writer of 1 ms a write.  The load ends at a
+# sample within seconds, "decided", fell behind.
+build_shim
+stop_daemon TERM 10
+LD_PRELOAD=$PRELOAD STRESSD_TEST_SLOW_US=1000 start_daemon
+rep=$(run --dir "$T/d" --files 100 --max-updates 2000 --update-time 1 \
+    --queue-high-water 2 --sample-interval 0.2 --until-steady 30)
+log "decided: $(jq -c '{state, reason, until_steady, v: .verdict.reason}' <<<"$rep")"
+assert_eq "$(jget "$rep" state)" done "state of a run decided by drops"
+assert_eq "$(jq -r .until_steady.ended <<<"$rep")" decided "until_steady.ended"
+assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" false "verdict with drops"
+assert_num "$(jget "$rep" until_steady.after_s)" '<' 15 "load phase"
+jget "$rep" reason | grep -q '^decided after [0-9.]* s of load (until_steady 30 s)$' ||
+    fail "reason: $(jget "$rep" reason)"
 log ok
