@@ -477,6 +477,14 @@ check:
 			return -1;
 		}
 	}
+	/* until_steady keeps a rate: flat out has none to keep. */
+	if (p->until_steady > 0 && p->update_time <= 0) {
+		*field = "until_steady";
+		snprintf(err, errlen, "until_steady %g needs a paced run: "
+		    "update_time 0 (flat out) has no rate to keep offering; "
+		    "give update_time > 0", p->until_steady);
+		return -1;
+	}
 	/* rrdcached writes the files later, in its own threads: there is
 	 * nothing on disk to sync after a batch. */
 	if (p->sync == KNOBS_SYNC_DATA && knobs_rrdcached_addr(p) != NULL) {

@@ -31,6 +31,11 @@ const struct knob knobs_table[] = {
 	{ "update_time", "update-time", "stresstest.updatetime", KNOB_DOUBLE,
 	  OFF(update_time), "300", 0, 31536000,
 	  "seconds the run's updates are spread over (0 = flat out)" },
+	{ "until_steady", "until-steady", NULL, KNOB_DOUBLE, OFF(until_steady),
+	  "0", 0, 31536000,
+	  "offer the load at its rate (max-updates / update-time) until the "
+	  "verdict is decided, for at most this many seconds (0 = off: "
+	  "max-updates in all)" },
 	{ "zero_files", "zero-files", "stresstest.zerofiles", KNOB_UINT,
 	  OFF(zero_files), NULL, 0, 10000000,
 	  "files that only ever get the value 0 (default files/2)" },

@@ -25,6 +25,7 @@ struct stress_params {
 	uint64_t	max_updates;
 	uint64_t	modulus;
 	double		update_time;
+	double		until_steady;	/* s of load at most; 0: max_updates */
 	uint64_t	zero_files;
 	uint64_t	files_per_dir;
 	char		dir[4096];

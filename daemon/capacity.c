@@ -138,6 +138,7 @@ next_params(struct stress_params *p)
 	if (cap.o.labels[d] != NULL)
 		snprintf(p->label, sizeof(p->label), "%s", cap.o.labels[d]);
 	p->update_time = cap.o.step_max;
+	p->until_steady = 0;	/* a step's length is the search's (a profile's) */
 	p->max_updates = (uint64_t)ceil(cap.cs.rate * cap.o.step_max);
 	if (p->max_updates < 1)
 		p->max_updates = 1;

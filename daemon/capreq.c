@@ -139,8 +139,8 @@ check_dirs(struct request_args *a, struct request_error *err)
 /* The keys the search sets itself, refused when the client gives them
  * (a profile's are replaced). */
 static const char *const search_sets[] = {
-	"max_updates", "update_time", "queue_creates", "dir", "update_fd",
-	NULL
+	"max_updates", "update_time", "until_steady", "queue_creates", "dir",
+	"update_fd", NULL
 };
 
 static const char *const search_own[] = {

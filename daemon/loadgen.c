@@ -22,6 +22,7 @@ struct loadgen {
 	size_t				 nreplay;
 	struct writer_hooks		 hooks;
 	double				 start;		/* monotonic */
+	uint64_t			 limit;		/* loadgen_limit */
 	pthread_t			*threads;
 	unsigned			 nthreads;
 	pthread_mutex_t			 mu;
@@ -477,6 +478,17 @@ loadgen_picks_per_claim(const struct stress_params *p)
 	return k < 1 ? 1 : k > LOADGEN_STAGE ? LOADGEN_STAGE : (uint64_t)k;
 }
 
+uint64_t
+loadgen_limit(const struct stress_params *p)
+{
+	double n;
+
+	if (p->until_steady <= 0 || p->update_time <= 0)
+		return p->max_updates;
+	n = round((double)p->max_updates * p->until_steady / p->update_time);
+	return n < 1 ? 1 : (uint64_t)n;
+}
+
 double
 loadgen_due(const struct stress_params *p, uint64_t n)
 {
@@ -502,10 +514,9 @@ loadgen_main(void *arg)
 		uint64_t left, n;
 		uint32_t file;
 
-		if (claim >= p->max_updates)
+		if (claim >= lg->limit)
 			break;
-		left = p->max_updates - claim < take ?
-		    p->max_updates - claim : take;
+		left = lg->limit - claim < take ? lg->limit - claim : take;
 		/* The n-th update of the run is not issued before
 		 * n * update_time / max_updates seconds: a claim issues updates
 		 * claim+1 .. claim+left at once, so it waits for the last one.
@@ -557,6 +568,7 @@ loadgen_start(struct queue *q, const struct stress_params *p,
 	lg->p = p;
 	lg->replay = replay;
 	lg->nreplay = nreplay;
+	lg->limit = loadgen_limit(p);
 	if (hooks != NULL)
 		lg->hooks = *hooks;
 	pthread_mutex_init(&lg->mu, NULL);

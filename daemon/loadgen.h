@@ -54,6 +54,9 @@ double	loadgen_value(const struct stress_params *p, const double *replay,
 /* Pacing: the n-th update of the run (from 1) is not issued before this
  * many seconds after the load started (0: update_time 0, flat out). */
 double	loadgen_due(const struct stress_params *p, uint64_t n);
+/* The updates the run offers in all: max_updates, or with until_steady
+ * as many as its rate gives in until_steady s (at least 1). */
+uint64_t loadgen_limit(const struct stress_params *p);
 /* How many picks of updates_per_open a generator claims at once: those
  * due within 2 ms, 1 to LOADGEN_STAGE (1 when flat out). */
 uint64_t loadgen_picks_per_claim(const struct stress_params *p);

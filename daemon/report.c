@@ -239,6 +239,21 @@ report_baseline_json(const struct report_baseline *b)
 	return x;
 }
 
+/* until_steady: {"max_s", "ended", "after_s"}. */
+static json_object *
+until_json(const struct report_input *in)
+{
+	json_object *u = json_object_new_object();
+
+	json_object_object_add(u, "max_s",
+	    json_object_new_double(in->until_max_s));
+	json_object_object_add(u, "ended", in->until_ended != NULL ?
+	    json_object_new_string(in->until_ended) : NULL);
+	json_object_object_add(u, "after_s", in->until_after_s >= 0 ?
+	    json_object_new_double(in->until_after_s) : NULL);
+	return u;
+}
+
 json_object *
 report_json(const struct report_input *in)
 {
@@ -276,6 +291,8 @@ report_json(const struct report_input *in)
 		    json_object_new_double(in->cap_rate));
 		json_object_object_add(o, "capacity", cap);
 	}
+	if (in->until_max_s > 0)
+		json_object_object_add(o, "until_steady", until_json(in));
 	json_object_object_add(o, "target", target_json(in));
 	json_object_object_add(o, "started_at", report_time_json(in->start_wall));
 	json_object_object_add(o, "ended_at", report_time_json(in->end_wall));

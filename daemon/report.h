@@ -75,6 +75,11 @@ struct report_input {
 	unsigned			 cap_id;
 	int				 cap_step;
 	double				 cap_rate;
+	/* until_steady: "until_steady" {max_s, ended, after_s}; max_s 0
+	 * none; ended NULL and after_s < 0 while it runs or when stopped */
+	double				 until_max_s;
+	const char			*until_ended;
+	double				 until_after_s;
 };
 
 json_object	*report_json(const struct report_input *in);

@@ -494,6 +494,7 @@ run_tick(struct run *r)
 		return false;
 	case RUN_RUNNING:
 		if (loadgen_finished(r->lg)) {
+			rununtil_loaded(r);
 			end_load(r);
 			set_phase(r, RUN_DRAINING);
 		}
@@ -570,6 +571,7 @@ run_sample(struct run *r)
 	sampler_add(&r->sampler, c.taken_at - r->start_mono, &c);
 	r->prev_sample = r->last_sample;
 	r->last_sample = c;
+	rununtil_check(r, &c);
 	/* the same instant as the sample: its latency since then */
 	pthread_mutex_lock(&r->lat.mu);
 	lat_ok = latwin_add(&r->lat.win, c.taken_at - r->start_mono,

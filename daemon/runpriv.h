@@ -87,6 +87,14 @@ struct run_rrdcached {
 	bool			 flush_done;
 };
 
+/* How an until_steady run's load phase ended (rununtil.c). */
+enum run_until {
+	RUN_UNTIL_NOT,		/* not (yet), or no until_steady */
+	RUN_UNTIL_STEADY,	/* decided by a steady window */
+	RUN_UNTIL_DECIDED,	/* decided otherwise (failures, drops) */
+	RUN_UNTIL_MAX,		/* until_steady s passed */
+};
+
 struct run {
 	unsigned		 id;
 	enum run_state		 state;
@@ -110,6 +118,7 @@ struct run {
 	/* The load phase of the verdict (verdict.h): from the load's start
 	 * to the end of generation; 0: not yet. */
 	double			 load_start_mono, load_end_mono;
+	enum run_until		 until_ended;	/* until_steady's end */
 	uint64_t		 file_bytes;	/* one file of the layout */
 	uint64_t		 mem_available;	/* bytes at setup; 0: unknown */
 	time_t			 start_wall, end_wall;
@@ -171,6 +180,20 @@ int	runflush_poll(struct run *r);
 /* The closing flush: true once done waiting for it (at once without an
  * rrdcached target). */
 bool	runflush_done(struct run *r);
+
+/* until_steady: at a sample, end the load once the verdict is decided. */
+void	rununtil_check(struct run *r, const struct queue_counters *c);
+/* until_steady: the generators reached its limit (not stopped). */
+void	rununtil_loaded(struct run *r);
+/* "steady", "decided", "max", or NULL (not ended so, or no until_steady). */
+const char *rununtil_name(const struct run *r);
+/* The load phase's length once ended by until_steady, else -1. */
+double	rununtil_after_s(const struct run *r);
+/* The max_updates and update_time stats show: the knobs; with
+ * until_steady, its limit while it runs, what was generated (at the same
+ * rate) once it ended steady, decided or at its maximum. */
+void	rununtil_plan(const struct run *r, uint64_t generated, uint64_t *max,
+	    double *update_time);
 
 /* The verdict's input for r as of now (the end of a run that ended),
  * on points in *pts (the caller frees). */

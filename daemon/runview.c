@@ -84,11 +84,15 @@ runview_verdict_input(struct run *r, const struct queue_counters *c,
 	in->dropped = c->dropped;
 	in->failed = c->updates_failed + c->creates_failed;
 	in->generated = generated;
-	in->max_updates = r->p.max_updates;
+	/* until_steady: its limit, at the same rate */
+	in->max_updates = loadgen_limit(&r->p);
 	in->stopped_early = (r->stop_requested || r->failed ||
-	    !run_active(r)) && generated < r->p.max_updates;
+	    (!run_active(r) && r->until_ended == RUN_UNTIL_NOT)) &&
+	    generated < in->max_updates;
 	in->flat_out = r->p.update_time <= 0;
-	in->update_time = r->p.update_time;
+	in->update_time = r->p.until_steady <= 0 ? r->p.update_time :
+	    r->p.update_time * (double)in->max_updates /
+	    (double)r->p.max_updates;
 	in->no_queue = !r->p.use_queue;
 	in->generator_waits = c->generator_waits;
 	in->generator_wait_s = (double)c->generator_wait_ms / 1000;
@@ -204,6 +208,9 @@ report_input_of(struct run *r, struct report_input *in,
 	in->cap_id = r->cap_id;
 	in->cap_step = r->cap_step;
 	in->cap_rate = r->cap_rate;
+	in->until_max_s = r->p.until_steady;
+	in->until_ended = rununtil_name(r);
+	in->until_after_s = rununtil_after_s(r);
 	verdict_of(r, c, in->generated,
 	    runview_e2p_p99_ms(in->enqueue_to_persist), in->end_mono, rv);
 	in->verdict = &rv->v;
@@ -269,7 +276,8 @@ static void
 add_run_keys(json_object *o, const struct run *r, double now,
     uint64_t generated)
 {
-	double end = run_active(r) ? now : r->end_mono;
+	double end = run_active(r) ? now : r->end_mono, ut;
+	uint64_t max;
 
 	json_object_object_add(o, "state",
 	    json_object_new_string(run_state_name(r->state)));
@@ -278,12 +286,12 @@ add_run_keys(json_object *o, const struct run *r, double now,
 	    json_object_new_double(end - r->start_mono));
 	json_object_object_add(o, "generated",
 	    json_object_new_int64((int64_t)generated));
+	rununtil_plan(r, generated, &max, &ut);
 	json_object_object_add(o, "max_updates",
-	    json_object_new_int64((int64_t)r->p.max_updates));
+	    json_object_new_int64((int64_t)max));
 	/* For stressctl's headline: the pace (its ETA) and the queues on
 	 * average over every sample, as report.json's queue_depth. */
-	json_object_object_add(o, "update_time",
-	    json_object_new_double(r->p.update_time));
+	json_object_object_add(o, "update_time", json_object_new_double(ut));
 	add_queue_average(o, &r->sampler);
 	if (r->reason[0] != '\0')
 		json_object_object_add(o, "reason",
@@ -486,7 +494,7 @@ run_summary(struct run *r, char *buf, size_t len)
 	snprintf(buf, len, "%s run %u: %llu/%llu updates, significant queue "
 	    "%llu, %llu errors", run_state_name(r->state), r->id,
 	    (unsigned long long)c.updates_completed,
-	    (unsigned long long)r->p.max_updates,
+	    (unsigned long long)loadgen_limit(&r->p),
 	    (unsigned long long)c.significant_ops_pending,
 	    (unsigned long long)c.errors);
 }

@@ -416,6 +416,15 @@ verdict_may_change(const struct verdict *v)
 	}
 }
 
+bool
+verdict_decided(const struct verdict *v)
+{
+	if (v->kept_up < 0)
+		return false;
+	return v->cause == VERDICT_BY_STEADY ||
+	    v->cause == VERDICT_BY_STEADY_LATE || !verdict_may_change(v);
+}
+
 /* d as a JSON number, or null when not finite or when !have. */
 static json_object *
 num_or_null(bool have, double d)

@@ -164,6 +164,10 @@ void	verdict_compute(const struct verdict_input *in, struct verdict *v);
  * trend whose interval clears the threshold by a factor of two (lower
  * bound over twice it, or upper bound under half of it); true otherwise. */
 bool	verdict_may_change(const struct verdict *v);
+/* until_steady's stop: v decided (kept up or fell behind) by a steady
+ * window (rule 2, step 7), or by anything more samples of the same load
+ * cannot change (verdict_may_change false). */
+bool	verdict_decided(const struct verdict *v);
 /* The contract's "verdict" object. */
 json_object	*verdict_json(const struct verdict *v);
 /* The contract's "warnings" array: a code and a sentence each. */

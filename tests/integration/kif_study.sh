@@ -119,9 +119,10 @@ check_runs() {
 			! opt_in "$opts" data=writeback ||
 			    fail "run $((i + 1)): data=writeback in $opts"
 		fi
+		# until steady, for at most twice the 0.3 s of load
 		assert_eq "$(jq -c '.params | [.files, .max_updates, .threads,
-		    .write_threads, .modulus, .sync]' "$rep")" \
-		    "[$FILES,$UPDATES,75,10,1,\"data\"]" "run $((i + 1)) knobs"
+		    .write_threads, .modulus, .sync, .until_steady]' "$rep")" \
+		    "[$FILES,$UPDATES,75,10,1,\"data\",0.6]" "run $((i + 1)) knobs"
 		# 0.3 s of load: sampled every 0.1 s (update_time / 60,
 		# 0.1 to 1 s), not the default 1 s, so a verdict can be had.
 		assert_eq "$(jq .params.sample_interval "$rep")" 0.1 \
@@ -173,15 +174,21 @@ grep -qE 'MiB free; three 9999999-MiB filesystems need 29999997 MiB' \
     "$T/err" || fail "free-space refusal: $(cat "$T/err")"
 [ ! -e "$T/wx" ] || fail "a refused run left $T/wx"
 "$KIF" --help | grep -q 'data=writeback' || fail "--help"
-# --capacity: the sweep's --repeat and --update-time refused, --start-rate
-# only with it and above 0
-for a in "--repeat 2" "--update-time 5" "--start-rate 0"; do
+# --capacity: the sweep's --repeat, --update-time and --until-steady refused,
+# --start-rate only with it and above 0; --until-steady with flat out refused
+for a in "--repeat 2" "--update-time 5" "--until-steady 5" "--start-rate 0"; do
 	rc=0
 	# shellcheck disable=SC2086  # an option and its value
 	kif --dir "$T/wx" --capacity $a >/dev/null 2>"$T/err" || rc=$?
 	assert_eq "$rc" 2 "--capacity $a"
 	grep -q -- "${a% *}[: ]" "$T/err" || fail "--capacity $a: $(cat "$T/err")"
 done
+rc=0
+kif --dir "$T/wx" --update-time 0 --until-steady 5 >/dev/null 2>"$T/err" ||
+    rc=$?
+assert_eq "$rc" 2 "--until-steady with --update-time 0"
+grep -q -- "--until-steady 5 needs --update-time above 0" "$T/err" ||
+    fail "--until-steady flat out: $(cat "$T/err")"
 rc=0
 kif --dir "$T/wx" --start-rate 100 >/dev/null 2>"$T/err" || rc=$?
 assert_eq "$rc" 2 "--start-rate without --capacity"
@@ -205,9 +212,12 @@ check_runs "$STATE" "done"
 for rep in $(find "$STATE/runs" -name report.json | sort -V); do
 	dir=$(jq -r .params.dir "$rep")
 	mountpoint -q "$(dirname "$dir")" || fail "$dir is not on a mount"
-	assert_eq "$(jq .counters.updates_completed "$rep")" "$UPDATES" \
+	# until steady: as many as were generated, the count at least
+	gen=$(jq .counters.generated "$rep")
+	assert_num "$gen" '>=' "$UPDATES" "$rep generated"
+	assert_eq "$(jq .counters.updates_completed "$rep")" "$gen" \
 	    "$rep updates_completed"
-	assert_eq "$(rrd_sum "$(rrd_scan "$dir" "$FILES")")" "$UPDATES" \
+	assert_eq "$(rrd_sum "$(rrd_scan "$dir" "$FILES")")" "$gen" \
 	    "$dir: rrdtool lastupdate sum"
 	grep -q "run $(jq .run_id "$rep")\\b" <<<"$out" ||
 	    fail "compare lacks run $(jq .run_id "$rep"): $out"
@@ -218,7 +228,7 @@ grep -q 'umount ' "$T/a.err" || fail "--keep says not how to remove: $(cat "$T/a
     fail "--graph: no PNG in $T/kif.png: $(cat "$T/a.err")"
 grep -q '^3 runs, 3 lines .*kif.png' "$T/a.err" ||
     fail "--graph: not 3 lines: $(cat "$T/a.err")"
-log "--keep run: 3 runs, $UPDATES updates each on disk"
+log "--keep run: 3 runs, every update generated on disk"
 (kif_cleanup)
 rm -rf "$T/wa"
 

@@ -116,6 +116,31 @@ test_pacing(void **state)
 	knobs_free(&p);
 }
 
+
+/* until_steady: the run offers updates at its rate for up to until_steady
+ * s, past max_updates or short of it; 0 keeps max_updates. */
+static void
+test_limit(void **state)
+{
+	struct stress_params p;
+
+	(void)state;
+	params(&p, 10, 0);
+	p.max_updates = 1000;
+	p.update_time = 10;
+	assert_int_equal(loadgen_limit(&p), 1000);
+	p.until_steady = 60;		/* 100/s for 60 s */
+	assert_int_equal(loadgen_limit(&p), 6000);
+	assert_true(loadgen_due(&p, 6000) == 60);
+	p.until_steady = 3;
+	assert_int_equal(loadgen_limit(&p), 300);
+	p.until_steady = 0.001;		/* at least one update */
+	assert_int_equal(loadgen_limit(&p), 1);
+	p.until_steady = 31536000;	/* a year at 100/s */
+	assert_int_equal(loadgen_limit(&p), 3153600000ULL);
+	knobs_free(&p);
+}
+
 /* Generators take files from one round-robin cursor, updates_per_open
  * at a time, until max_updates: with 3 files, 2 per open and 12 updates
  * every file gets 4, and the zero file only zeros. */
@@ -420,6 +445,7 @@ main(void)
 		cmocka_unit_test(test_read_values_grown),
 		cmocka_unit_test(test_read_values_bound),
 		cmocka_unit_test(test_pacing),
+		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_round_robin),
 		cmocka_unit_test(test_offered_hook),
 	};

@@ -658,6 +658,52 @@ test_step_bound(void **state)
 	assert_true(v.from_s >= 2 + 0.1 * 12 - 1e-9);
 }
 
+
+/* until_steady's stop: a verdict more samples cannot undo (a decided
+ * steady window, failures, drops), not one that may still change. */
+static void
+test_decided(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 40, 0.2, flat);	/* steady, within the bound */
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 1);
+	assert_true(verdict_decided(&v));
+	in.latency_since = NULL;
+	in.latency_p99_ms = -1;		/* steady, nothing persisted yet */
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_false(verdict_decided(&v));
+	series(&in, 40, 1, grow);	/* still filling */
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_false(verdict_decided(&v));
+	series(&in, 20, 1, flat);	/* too few samples */
+	verdict_compute(&in, &v);
+	assert_false(verdict_decided(&v));
+	in.failed = 2;			/* only grows */
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_true(verdict_decided(&v));
+	series(&in, 40, 1, flat);	/* the run's p99 past the bound... */
+	in.latency_p99_ms = 400000;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, 0);
+	assert_false(verdict_decided(&v));	/* ...may come back */
+	series(&in, 2 * VERDICT_MIN_SAMPLES, 1, flat);
+	in.latency_p99_ms = 400000;
+	verdict_compute(&in, &v);
+	assert_true(verdict_decided(&v));
+	series(&in, 40, 1, flat);	/* flat out: never decided */
+	in.flat_out = true;
+	in.update_time = 0;
+	verdict_compute(&in, &v);
+	assert_false(verdict_decided(&v));
+}
+
 int
 main(void)
 {
@@ -679,6 +725,7 @@ main(void)
 		cmocka_unit_test(test_flat_out_drops),
 		cmocka_unit_test(test_denied),
 		cmocka_unit_test(test_step_bound),
+		cmocka_unit_test(test_decided),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
