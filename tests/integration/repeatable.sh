@@ -31,7 +31,7 @@ DEV=$LOOP_DEV
 # after it reuses them.
 start_run --dir "$T/dev" --files "$FILES" --rra "$RRA" \
     --max-updates "$FILES" --update-time 0 --sync data >/dev/null
-assert_eq "$(jget "$(wait_run)" state)" done "making the files"
+assert_eq "$(jget "$(wait_run)" state)" "done" "making the files"
 
 # group IOPS BOUND SECONDS WANT: $REPEATS identical runs of SECONDS at IOPS
 # with --latency-bound BOUND; logs each verdict's figures and fails
