@@ -637,3 +637,18 @@ png_size() {
 	[ "${hex:24:8}" = 49484452 ] || fail "$1: first chunk is not IHDR: $hex"
 	printf '%dx%d\n' "$((16#${hex:32:8}))" "$((16#${hex:40:8}))"
 }
+
+# rotation_run: a paced run of 20 stress.log blocks (20,000 updates over
+# 6 s, modulus 1000, 200 files, one writer) for the rotation tests; prints
+# its stress.log's path once two blocks (8 QS: lines) are in it.
+rotation_run() {
+	local run slog
+	run=$(start_run --dir "$T/rrd" --files 200 --threads 1 --write-threads 1 \
+	    --max-updates 20000 --modulus 1000 --update-time 6 --rra "$RRA")
+	slog=$STATE/runs/$(jget "$run" run_id)/stress.log
+	for _ in $(seq 100); do
+		[ "$(grep -c '^QS:' "$slog" 2>/dev/null || true)" -ge 8 ] && break
+		sleep 0.05
+	done
+	echo "$slog"
+}

@@ -7,13 +7,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 
-run=$(start_run --dir "$T/rrd" --files 200 --threads 1 --write-threads 1 \
-    --max-updates 20000 --modulus 1000 --update-time 6 --rra "$RRA")
-slog=$STATE/runs/$(jget "$run" run_id)/stress.log
-for _ in $(seq 100); do
-	[ "$(grep -c '^QS:' "$slog" 2>/dev/null || true)" -ge 8 ] && break
-	sleep 0.05
-done
+slog=$(rotation_run)
 mv "$slog" "$slog.1"
 kill -HUP "$DPID"
 s=$(wait_run)

@@ -19,13 +19,7 @@ sed -e "s|^/var/lib/stressd/runs/|$STATE/runs/|" \
     -e "s|systemctl reload stressd.service|kill -HUP $DPID|" \
     "$snippet" >"$T/logrotate.conf"
 
-run=$(start_run --dir "$T/rrd" --files 200 --threads 1 --write-threads 1 \
-    --max-updates 20000 --modulus 1000 --update-time 6 --rra "$RRA")
-slog=$STATE/runs/$(jget "$run" run_id)/stress.log
-for _ in $(seq 100); do
-	[ "$(grep -c '^QS:' "$slog" 2>/dev/null || true)" -ge 8 ] && break
-	sleep 0.05
-done
+slog=$(rotation_run)
 logrotate -s "$T/logrotate.state" "$T/logrotate.conf" 2>"$T/logrotate.err" ||
     fail "logrotate failed: $(cat "$T/logrotate.err")"
 s=$(wait_run)
