@@ -206,6 +206,11 @@ dist_to_json_exact(const struct dist *d, size_t max)
 		 * exact. */
 		while (w < UINT64_MAX / 10 && (d->max / w - d->min / w) >= max)
 			w *= 10;
+		/* Coarsened entries span 2^shift values: a bucket must hold
+		 * them whole (10^k is a multiple of 2^shift once k >= shift). */
+		while (w < UINT64_MAX / 10 && d->shift < 64 &&
+		    w % ((uint64_t)1 << d->shift) != 0)
+			w *= 10;
 		buckets_json(h, d, d->min / w * w, w);
 	}
 	json_object_object_add(o, "histogram", h);

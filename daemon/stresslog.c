@@ -13,7 +13,10 @@ struct stresslog {
 	char			*path;
 	double			run_start;
 	struct queue_counters	prev;
-	struct dist		sig;	/* each block's significantOpsPending */
+	/* each block's significantOpsPending, under sig_mu alone: a reader
+	 * (the event loop) never waits behind mu's writes and fflush */
+	pthread_mutex_t		sig_mu;
+	struct dist		sig;
 	const struct stats_counter *sig_counter;
 };
 
@@ -52,6 +55,7 @@ stresslog_open(const char *path, unsigned run_id,
 		return NULL;
 	}
 	pthread_mutex_init(&sl->mu, NULL);
+	pthread_mutex_init(&sl->sig_mu, NULL);
 	dist_init(&sl->sig);
 	for (size_t i = 0; i < stats_ncounters; i++)
 		if (stats_counters[i].log_name != NULL &&
@@ -122,8 +126,11 @@ stresslog_block(struct stresslog *sl, struct queue *q)
 	    total > 0 ? c->updates_completed / total : 0);
 	qs_counters(sl->fp, 1, c, total);
 	qs_counters(sl->fp, 2, c, total);
-	if (sl->sig_counter != NULL)
+	if (sl->sig_counter != NULL) {
+		pthread_mutex_lock(&sl->sig_mu);
 		dist_add(&sl->sig, stats_value(sl->sig_counter, c));
+		pthread_mutex_unlock(&sl->sig_mu);
+	}
 	fprintf(sl->fp, "QS:\t, currentEnqueueRates=(%.2f/%.2f/%.2f), "
 	    "currentDequeueRate=(%.2f/%.2f/%.2f), currentItemDequeRate=%.2f, "
 	    "currentOpsPerUpdate=%.2f, currentPrcntSignificant=%.2f%%, "
@@ -179,7 +186,7 @@ stresslog_sig_copy(struct stresslog *sl, struct dist *out)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&sl->mu);
+	pthread_mutex_lock(&sl->sig_mu);
 	*out = sl->sig;
 	out->cap = out->n;
 	if ((out->e = malloc((out->n + 1) * sizeof(*out->e))) == NULL) {
@@ -187,7 +194,7 @@ stresslog_sig_copy(struct stresslog *sl, struct dist *out)
 		rc = -1;
 	} else if (out->n > 0)	/* no entries yet: e is NULL */
 		memcpy(out->e, sl->sig.e, out->n * sizeof(*out->e));
-	pthread_mutex_unlock(&sl->mu);
+	pthread_mutex_unlock(&sl->sig_mu);
 	return rc;
 }
 
@@ -204,5 +211,6 @@ stresslog_close(struct stresslog *sl, struct dist *keep)
 	} else
 		dist_free(&sl->sig);
 	pthread_mutex_destroy(&sl->mu);
+	pthread_mutex_destroy(&sl->sig_mu);
 	free(sl);
 }

@@ -201,6 +201,26 @@ test_exact(void **state)
 	assert_int_equal(sum, 300 + 6666);
 	json_object_put(j);
 	dist_free(&d);
+
+	/* Past DIST_MAX_DISTINCT the dist keeps 2^shift-wide entries: the
+	 * buckets hold them whole, so each counts exactly its values. */
+	dist_init(&d);
+	for (uint64_t v = 0; v < 300000; v++)
+		dist_add(&d, v);
+	assert_true(d.shift > 0);
+	j = dist_to_json_exact(&d, 4096);
+	h = json_object_object_get(j, "histogram");
+	for (size_t i = 0; i + 1 < json_object_array_length(h); i++) {
+		int64_t lo, hi, n;
+
+		e = json_object_array_get_idx(h, i);
+		lo = json_object_get_int64(json_object_object_get(e, "value"));
+		hi = json_object_get_int64(json_object_object_get(e, "upper"));
+		n = json_object_get_int64(json_object_object_get(e, "count"));
+		assert_int_equal(n, hi - lo + 1);
+	}
+	json_object_put(j);
+	dist_free(&d);
 }
 
 int
