@@ -145,8 +145,10 @@ gnuplot_render(const char *script, size_t len, const char *path, char **err)
 	pid_t pid;
 
 	*err = NULL;
-	if ((out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0666)) == -1) {
+	/* O_EXCL, O_NOFOLLOW: no link planted at the name in a shared
+	 * directory redirects the image. */
+	if ((out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666)) == -1) {
 		*err = fmt_xprintf("cannot write %s: %s", path,
 		    strerror(errno));
 		goto fail;
