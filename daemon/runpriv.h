@@ -211,6 +211,8 @@ void	runview_step_input(const struct queue_counters *c, double settle_s,
 	    double *bound);
 /* enqueue_to_persist p99 in ms, or -1 before the first write. */
 double	runview_e2p_p99_ms(const struct hist *h);
+/* The same of r's own histogram so far, read under its latency lock. */
+double	runview_run_p99_ms(struct run *r);
 /* report.json and samples.csv in the run's directory, fresh. */
 void	runview_write_report(struct run *r);
 

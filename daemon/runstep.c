@@ -1,7 +1,6 @@
 /* A run as a step of a capacity search: its figures for capacity.c (the
  * verdict with the step's own bound, the queue, latency and CPU) and the
  * tag its record carries. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,9 +105,7 @@ run_step_figures(struct run *r, double settle_s, double rate,
 		generated = r->generated;
 		now = r->end_mono;
 	}
-	pthread_mutex_lock(&r->lat.mu);
-	p99 = runview_e2p_p99_ms(r->lat.e2p);
-	pthread_mutex_unlock(&r->lat.mu);
+	p99 = runview_run_p99_ms(r);
 	runview_verdict_input(r, &c, generated, p99, now, &in, &pts);
 	runview_step_input(&c, settle_s, rate, growth_share, &in,
 	    &f->growth_bound_per_s);

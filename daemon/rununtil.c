@@ -7,7 +7,6 @@
  * decided, the load phase ends at that sample, so the record's verdict
  * is judged on the same window.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,9 +32,7 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	if (r->p.until_steady <= 0 || r->state != RUN_RUNNING ||
 	    r->lg == NULL || r->until_ended != RUN_UNTIL_NOT)
 		return;
-	pthread_mutex_lock(&r->lat.mu);
-	p99 = runview_e2p_p99_ms(r->lat.e2p);
-	pthread_mutex_unlock(&r->lat.mu);
+	p99 = runview_run_p99_ms(r);
 	runview_verdict_input(r, c, loadgen_generated(r->lg), p99, c->taken_at,
 	    &in, &pts);
 	verdict_compute(&in, &v);

@@ -333,19 +333,34 @@ run_errors_by_kind(struct run *r, uint64_t n[RRDFILE_NKINDS])
 	pthread_mutex_unlock(&r->err.mu);
 }
 
-/* The verdict so far (the final one once the run ended). */
-static void
-add_verdict_keys(json_object *o, struct run *r, const struct queue_counters *c,
-    uint64_t generated)
+double
+runview_run_p99_ms(struct run *r)
 {
-	struct run_verdict rv;
 	double p99;
 
 	pthread_mutex_lock(&r->lat.mu);
 	p99 = runview_e2p_p99_ms(r->lat.e2p);
 	pthread_mutex_unlock(&r->lat.mu);
-	verdict_of(r, c, generated, p99, run_active(r) ? c->taken_at :
-	    r->end_mono, &rv);
+	return p99;
+}
+
+/* The verdict so far (the final one once the run ended) of counters c;
+ * rv->pts for the caller to free. */
+static void
+verdict_so_far(struct run *r, const struct queue_counters *c,
+    uint64_t generated, struct run_verdict *rv)
+{
+	verdict_of(r, c, generated, runview_run_p99_ms(r), run_active(r) ?
+	    c->taken_at : r->end_mono, rv);
+}
+
+static void
+add_verdict_keys(json_object *o, struct run *r, const struct queue_counters *c,
+    uint64_t generated)
+{
+	struct run_verdict rv;
+
+	verdict_so_far(r, c, generated, &rv);
 	json_object_object_add(o, "verdict", verdict_json(&rv.v));
 	json_object_object_add(o, "warnings",
 	    verdict_warnings_json(&rv.v, &rv.in));
@@ -372,18 +387,13 @@ run_verdict_now(struct run *r, int *kept_up, size_t *nwarnings)
 	struct run_verdict rv;
 	uint64_t generated;
 	json_object *w;
-	double p99;
 
 	*kept_up = -1;
 	*nwarnings = 0;
 	if (!r->launched)
 		return;
 	counters_now(r, &c, &generated);
-	pthread_mutex_lock(&r->lat.mu);
-	p99 = runview_e2p_p99_ms(r->lat.e2p);
-	pthread_mutex_unlock(&r->lat.mu);
-	verdict_of(r, &c, generated, p99, run_active(r) ? c.taken_at :
-	    r->end_mono, &rv);
+	verdict_so_far(r, &c, generated, &rv);
 	*kept_up = rv.v.kept_up;
 	w = verdict_warnings_json(&rv.v, &rv.in);
 	*nwarnings = json_object_array_length(w);
