@@ -88,3 +88,9 @@ text_quote(char *buf, size_t size, const char *s, size_t max)
 	memcpy(buf + n, "...", 4);
 	return buf;
 }
+
+bool
+text_same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}

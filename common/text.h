@@ -24,4 +24,8 @@ size_t	text_utf8_repair(char *s);
  * characters, with "..." when cut; in buf (size bytes).  Returns buf. */
 const char	*text_quote(char *buf, size_t size, const char *s, size_t max);
 
+/* Whether a and b hold the same text, NULL (a member a record lacks)
+ * being the same only as NULL. */
+bool	text_same(const char *a, const char *b);
+
 #endif

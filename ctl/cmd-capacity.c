@@ -30,6 +30,7 @@
 #include "options.h"
 #include "proto.h"
 #include "records.h"
+#include "text.h"
 
 /* The search's own options: the request key, its bounds (min excluded
  * when open), whether a whole number, and the daemon's default (for the
@@ -88,14 +89,10 @@ same_search(const struct records_ctx *ctx, const struct caprec *const *v,
 {
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++) {
-			const char *h = v[i]->host, *s = v[i]->started;
+			const char *h = v[i]->host;
 
-			if (v[i]->id != v[j]->id ||
-			    !((h == NULL && v[j]->host == NULL) || (h != NULL &&
-			    v[j]->host != NULL && strcmp(h, v[j]->host) == 0)) ||
-			    !((s == NULL && v[j]->started == NULL) ||
-			    (s != NULL && v[j]->started != NULL &&
-			    strcmp(s, v[j]->started) == 0)))
+			if (v[i]->id != v[j]->id || !text_same(h, v[j]->host) ||
+			    !text_same(v[i]->started, v[j]->started))
 				continue;
 			records_error(ctx, "%s and %s are the same capacity "
 			    "search (search %" PRId64 "%s%s): compare it with "

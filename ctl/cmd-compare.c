@@ -550,13 +550,6 @@ compare_capacity(const struct records_ctx *ctx, json_object **reps, int n)
 	return cmd_capacity_show(ctx, reps, n, false);
 }
 
-static bool
-same_str(const char *a, const char *b)
-{
-	return (a == NULL && b == NULL) || (a != NULL && b != NULL &&
-	    strcmp(a, b) == 0);
-}
-
 /* Two operands that are one run (id, host and start alike) would be
  * ranked against themselves as repeats: refused, both named. */
 static bool
@@ -565,8 +558,8 @@ same_run(const struct records_ctx *ctx, struct runrec *const *r, int n)
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (r[i]->run_id == r[j]->run_id &&
-			    same_str(r[i]->host_name, r[j]->host_name) &&
-			    same_str(r[i]->started_at, r[j]->started_at)) {
+			    text_same(r[i]->host_name, r[j]->host_name) &&
+			    text_same(r[i]->started_at, r[j]->started_at)) {
 				records_error(ctx, "%s and %s are the same run "
 				    "(run %" PRId64 "%s%s): compare it with "
 				    "another", ctx->runs[i], ctx->runs[j],

@@ -77,6 +77,17 @@ test_quote(void **state)
 	assert_string_equal(text_quote(buf, 3, "abc", 10), "");
 }
 
+static void
+test_same(void **state)
+{
+	(void)state;
+	assert_true(text_same("a", "a"));
+	assert_true(text_same(NULL, NULL));
+	assert_false(text_same("a", "b"));
+	assert_false(text_same("a", NULL));
+	assert_false(text_same(NULL, ""));
+}
+
 int
 main(void)
 {
@@ -85,6 +96,7 @@ main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_repair),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
