@@ -14,26 +14,12 @@
 #include <json-c/json.h>
 
 #include "caprec.h"
-
-/* tests/fixtures/name, parsed. */
-static json_object *
-fixture(const char *name)
-{
-	const char *top = getenv("TOP_SRCDIR");
-	char path[4096];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s",
-	    top != NULL ? top : ".", name);
-	o = json_object_from_file(path);
-	assert_non_null(o);
-	return o;
-}
+#include "fixture.h"
 
 static void
 test_alpha(void **state)
 {
-	json_object *o = fixture("capacity-alpha.json");
+	json_object *o = fixture_load("capacity-alpha.json");
 	struct caprec *r;
 	char *err = NULL;
 
@@ -71,7 +57,7 @@ test_alpha(void **state)
 static void
 test_beta(void **state)
 {
-	json_object *o = fixture("capacity-beta.json");
+	json_object *o = fixture_load("capacity-beta.json");
 	struct caprec *r = caprec_parse(o, NULL);
 
 	(void)state;
@@ -88,7 +74,7 @@ test_beta(void **state)
 static char *
 broken(void (*edit)(json_object *))
 {
-	json_object *o = fixture("capacity-alpha.json");
+	json_object *o = fixture_load("capacity-alpha.json");
 	char *err = NULL;
 	struct caprec *r;
 
@@ -248,7 +234,7 @@ test_other_version(void **state)
 		{ no_version, "has no schema_version, this stressctl reads "
 		    "schema_version 1" },
 	};
-	json_object *o = fixture("capacity-alpha.json");
+	json_object *o = fixture_load("capacity-alpha.json");
 	struct caprec *r;
 	char *err = NULL;
 
@@ -258,7 +244,7 @@ test_other_version(void **state)
 	caprec_free(r);
 	json_object_put(o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		o = fixture("capacity-alpha.json");
+		o = fixture_load("capacity-alpha.json");
 		cases[i].edit(o);
 		r = caprec_parse(o, &err);
 		assert_null(err);
