@@ -652,3 +652,13 @@ rotation_run() {
 	done
 	echo "$slog"
 }
+
+# on_pty COLS ARGS...: stressctl ARGS (on this daemon's socket) on a
+# pseudo-terminal COLS columns wide, through script(1); its output with
+# the carriage returns dropped.
+on_pty() {
+	local cols=$1
+	shift
+	script -qec "stty cols $cols rows 40; $(printf '%q ' "$STRESSCTL" \
+	    --socket "$SOCK" "$@")" /dev/null | tr -d '\r'
+}

@@ -26,8 +26,7 @@ check_views() {
 	plain=$(ctl watch --count 1)
 	assert_contains "$plain" "verdict=$(word "$k") warnings=$n" \
 	    "$what: watch's plain line"
-	script -qec "stty cols 100 rows 40; $STRESSCTL --socket $SOCK watch --count 1" \
-	    /dev/null | tr -d '\r' >"$T/tty" || fail "script(1) failed"
+	on_pty 100 watch --count 1 >"$T/tty" || fail "script(1) failed"
 	grep -q "^verdict  *$(word "$k" | tr _ ' ') ($n warning" "$T/tty" ||
 	    fail "$what: watch on a terminal: $(grep verdict "$T/tty")"
 	log "$what: $(word "$k"), $n warnings in stats, record, /metrics, watch"

@@ -64,15 +64,13 @@ COLUMNS=200 fits 200 "runs at COLUMNS=200" runs
 assert_num "$(widest "$T/out")" ">" 80 "runs uses a width of 200"
 assert_eq "$(grep -c '^ID ' "$T/out")" 1 "runs in one part at 200 columns"
 COLUMNS=60 fits 60 "runs at COLUMNS=60" runs
-script -qec "stty cols 100 rows 40; $STRESSCTL --socket $SOCK runs" \
-    /dev/null | tr -d '\r' >"$T/tty" || fail "script(1) failed"
+on_pty 100 runs >"$T/tty" || fail "script(1) failed"
 w=$(widest "$T/tty")
 [ "$w" -le 100 ] && [ "$w" -gt 80 ] ||
     fail "runs on a terminal of 100 columns: $w columns wide"
 # watch on a terminal of 80 columns (its plain lines, off a terminal,
 # are one key=value record per refresh for logs, and stay whole).
-script -qec "stty cols 80 rows 40; $STRESSCTL --socket $SOCK watch --count 1" \
-    /dev/null | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | tr -d '\r' >"$T/watch" ||
+on_pty 80 watch --count 1 | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' >"$T/watch" ||
     fail "script(1) failed"
 grep -q 'run 9' "$T/watch" || fail "watch showed no run: $(cat "$T/watch")"
 w=$(widest "$T/watch")
