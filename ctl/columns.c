@@ -25,12 +25,14 @@ struct crow {
 	char		*tail;
 };
 
+/* The columns every part of a too wide table repeats: the key or id. */
+#define COLUMNS_KEPT	1
+
 struct columns {
 	char		*align;		/* 'l' or 'r' per column */
 	size_t		 ncols;
 	struct crow	*rows;
 	size_t		 n, cap;
-	size_t		 keep;		/* columns repeated in every part */
 };
 
 struct columns *
@@ -40,7 +42,6 @@ columns_new(const char *align)
 
 	t->align = fmt_nomem(strdup(align));
 	t->ncols = strlen(align);
-	t->keep = 1;
 	if (t->ncols == 0) {
 		/* A programming error, not a user's. */
 		fprintf(stderr, "stressctl: table without columns\n");
@@ -128,12 +129,6 @@ void
 columns_set_width(size_t width)
 {
 	out_width = width;
-}
-
-size_t
-columns_get_width(void)
-{
-	return out_width;
 }
 
 size_t
@@ -237,6 +232,7 @@ columns_wrap(FILE *f, const char *text, size_t at)
 struct part {
 	size_t		*col;
 	size_t		 n;
+	size_t		 keep;		/* the first keep columns of col */
 	bool		 first;
 };
 
@@ -281,7 +277,7 @@ print_row(const struct columns *t, const struct crow *r, const size_t *w,
 	}
 	/* The tail goes with the part that holds the row's last cell (the
 	 * first part when that is a kept column). */
-	if (r->tail != NULL && tail && (p->first || row_last >= t->keep))
+	if (r->tail != NULL && tail && (p->first || row_last >= p->keep))
 		fputs(r->tail, f);
 	putc('\n', f);
 }
@@ -318,8 +314,8 @@ columns_print(const struct columns *t, FILE *f, int indent)
 {
 	size_t *w = fmt_nomem(calloc(t->ncols, sizeof(*w)));
 	size_t *col = fmt_nomem(calloc(t->ncols, sizeof(*col)));
-	size_t keep = t->keep < t->ncols ? t->keep : t->ncols - 1;
-	struct part p = { .col = col, .first = true };
+	size_t keep = COLUMNS_KEPT < t->ncols ? COLUMNS_KEPT : t->ncols - 1;
+	struct part p = { .col = col, .first = true, .keep = keep };
 	size_t next = keep;
 
 	for (size_t i = 0; i < t->n; i++)
@@ -346,12 +342,6 @@ columns_print(const struct columns *t, FILE *f, int indent)
 	} while (next < t->ncols);
 	free(col);
 	free(w);
-}
-
-void
-columns_keep(struct columns *t, size_t keep)
-{
-	t->keep = keep;
 }
 
 void

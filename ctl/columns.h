@@ -7,7 +7,7 @@
  * ends at its last non-empty cell with no trailing blanks (a left-aligned
  * last cell is not padded).  Fitted to the output width (if set): a
  * left-aligned last cell is wrapped at blanks, and a table still too wide
- * is printed in parts, each repeating the first column(s), a blank line
+ * is printed in parts, each repeating the first column, a blank line
  * between them.
  */
 #ifndef STRESSCTL_COLUMNS_H
@@ -40,13 +40,8 @@ void		 columns_tail(struct columns *t, const char *text);
 void		 columns_print(const struct columns *t, FILE *f, int indent);
 void		 columns_free(struct columns *t);
 
-/* How many first columns every part of a too wide table repeats (1 by
- * default: the key or the id). */
-void		 columns_keep(struct columns *t, size_t keep);
-
 /* The width every table is fitted to (0, the default: none). */
 void		 columns_set_width(size_t width);
-size_t		 columns_get_width(void);
 /* The width text on fd should fit: the terminal's on a terminal, else
  * $COLUMNS if it is a number from 40, else COLUMNS_DEFAULT_WIDTH. */
 size_t		 columns_out_width(int fd);
