@@ -5,8 +5,13 @@
  * generators' limit, loadgen_limit).  At each sample the verdict is
  * judged on the samples so far, by the same rule the record's uses; once
  * decided, the load phase ends at that sample, so the record's verdict
- * is judged on the same window.
+ * is judged on the same window.  A steady window decides it never
+ * before UNTIL_MIN_LOAD_S of load (or the maximum, if shorter): a fast storage is "steady" after its 30
+ * samples, 3 s at 0.1 s, a window that holds none of the kernel's
+ * periodic writeback (vm.dirty_expire_centisecs, 30 s by default; ext4's
+ * journal commit, 5 s), so says little of the storage under it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,6 +19,8 @@
 #include "log.h"
 #include "runpriv.h"
 #include "verdict.h"
+
+#define UNTIL_MIN_LOAD_S	30.0
 
 static double
 load_s(const struct run *r)
@@ -38,6 +45,10 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	verdict_compute(&in, &v);
 	free(pts);
 	if (!verdict_decided(&v))
+		return;
+	/* failures, drops and waits need no more samples; a window does */
+	if (v.steady.found && c->taken_at - r->load_start_mono <
+	    fmin(UNTIL_MIN_LOAD_S, r->p.until_steady))
 		return;
 	r->until_ended = v.steady.found ? RUN_UNTIL_STEADY : RUN_UNTIL_DECIDED;
 	r->load_end_mono = c->taken_at;

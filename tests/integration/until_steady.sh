@@ -21,7 +21,9 @@ run() {
 
 # (1) 20 updates/s over 10 files, sampled every 0.2 s: 30 samples in 6 s,
 # a queue of a value or two, steady from the start, kept up.  A fixed run
-# would last 100 s (2,000 updates); until_steady 60 ends it once steady.
+# would last 100 s (2,000 updates); until_steady 60 ends it once steady,
+# but not before 30 s of load (a window spanning the kernel's writeback:
+# a 6 s "steady" said little of the storage).
 rep=$(run --dir "$T/l" --files 10 --max-updates 2000 --update-time 100 \
     --sample-interval 0.2 --until-steady 60)
 log "light: $(jq -c '{state, reason, until_steady, elapsed_s,
@@ -33,8 +35,8 @@ assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" true \
     "verdict: $(jq -r .verdict.reason <<<"$rep")"
 assert_eq "$(jq -c .verdict.stopped_early <<<"$rep")" false "stopped_early"
 load=$(jq '.verdict.load_phase.to_s - .verdict.load_phase.from_s' <<<"$rep")
-assert_num "$load" '<' 30 "load phase of a run steady from the start"
-assert_num "$load" '>=' 5.8 "load phase: 30 samples of 0.2 s at least"
+assert_num "$load" '<' 32 "load phase of a run steady from the start"
+assert_num "$load" '>=' 30 "load phase: 30 s at least"
 assert_num "$(jget "$rep" until_steady.after_s)" '==' "$load" \
     "until_steady.after_s is the load phase"
 jget "$rep" reason | grep -q '^steady after [0-9.]* s of load (until_steady 60 s)$' ||
