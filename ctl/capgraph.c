@@ -2,12 +2,14 @@
  * The PNG of capacity searches (see capgraph.h), drawn by gnuplot: x the
  * offered rate on a log scale (the search doubles and bisects, so its
  * steps are spread evenly there), numbered at 1, 2 and 5 of each decade;
- * y each step's queue growth as a multiple of the step's own bound (1 is
- * the bound: above it the step did not keep up, and every directory
- * reads on the same scale whatever its rate), cut to -1 and
- * CAPGRAPH_YMAX.  Every step is a point of its own (repeats at one rate
- * too), joined in rate order; a dashed rule marks each directory's
- * capacity.
+ * y how late values landed in each step, its enqueue_to_persist p99 (in
+ * its steady window when it had one, else over the step) as a multiple of
+ * the latency bound, on a log scale cut to CAPGRAPH_YMIN and
+ * CAPGRAPH_YMAX (1 is the bound: above it the step did not keep up,
+ * whatever its rate).  Every step is a point of its own (repeats at one
+ * rate too), filled when it kept up, open when not (fell behind, or not
+ * steady: cannot tell counts as not kept up), joined in rate order; a
+ * dashed rule marks each directory's capacity.
  */
 #include "config.h"
 
@@ -28,8 +30,12 @@
 
 /* The most directories drawn (a search has at most 16). */
 #define CAPGRAPH_MAX_DIRS	16
-/* The y axis: growth / bound, drawn from -1 to CAPGRAPH_YMAX. */
-#define CAPGRAPH_YMAX		4.0
+/* The y axis: p99 / bound, drawn from CAPGRAPH_YMIN to CAPGRAPH_YMAX. */
+#define CAPGRAPH_YMIN		0.001
+#define CAPGRAPH_YMAX		10.0
+/* gnuplot's point types: a filled and an open circle. */
+#define CAPGRAPH_PT_KEPT	7
+#define CAPGRAPH_PT_NOT		6
 /* Past this many decades, only the powers of ten are numbered. */
 #define CAPGRAPH_FINE_DECADES	6
 
@@ -38,11 +44,11 @@ static const char *const colours[] = {
 	"e377c2", "7f7f7f", "bcbd22", "17becf",
 };
 
-/* One directory's points: rate and queue growth / the step's bound. */
+/* One directory's points: rate, p99 / the bound, point type. */
 struct capline {
 	const struct caprec	*rec;
 	const struct caprec_dir	*d;
-	double		*rate, *q;
+	double		*rate, *q, *pt;
 	size_t		 n;
 };
 
@@ -59,12 +65,15 @@ static void
 collect_line(struct capline *l, const struct caprec *rec, size_t di)
 {
 	size_t n = rec->nsteps, m = 0;
-	double *pts = fmt_nomem(calloc(2 * n + 2, sizeof(*pts)));
+	double *pts = fmt_nomem(calloc(3 * n + 3, sizeof(*pts)));
 
 	for (size_t i = 0; i < n; i++) {
 		const struct caprec_step *s = &rec->steps[i];
-		double r = s->rate, q = s->slope_per_s;
-		double b = s->growth_bound_per_s;
+		double r = s->rate, q = !isnan(s->window_p99_ms) ?
+		    s->window_p99_ms : s->f.latency_p99_ms;
+		/* older records name the bound only in their search */
+		double b = !isnan(s->latency_bound_ms) ? s->latency_bound_ms :
+		    1000 * rec->search.latency_bound_s;
 
 		/* A copied record may say anything: rates past 1e12 (or
 		 * under 0.001) would be decades no axis can hold. */
@@ -72,15 +81,20 @@ collect_line(struct capline *l, const struct caprec *rec, size_t di)
 		    !(r >= 1e-3 && r <= 1e12) || isnan(q) || isnan(b) ||
 		    b <= 0)
 			continue;
-		pts[2 * m] = r;
-		pts[2 * m++ + 1] = fmax(-1, fmin(CAPGRAPH_YMAX, q / b));
+		pts[3 * m] = r;
+		pts[3 * m + 1] = fmax(CAPGRAPH_YMIN, fmin(CAPGRAPH_YMAX,
+		    q / b));
+		pts[3 * m++ + 2] = s->kept_up == 1 ? CAPGRAPH_PT_KEPT :
+		    CAPGRAPH_PT_NOT;
 	}
-	qsort(pts, m, 2 * sizeof(*pts), by_rate);
+	qsort(pts, m, 3 * sizeof(*pts), by_rate);
 	l->rate = fmt_nomem(calloc(m + 1, sizeof(*l->rate)));
 	l->q = fmt_nomem(calloc(m + 1, sizeof(*l->q)));
+	l->pt = fmt_nomem(calloc(m + 1, sizeof(*l->pt)));
 	for (l->n = 0; l->n < m; l->n++) {
-		l->rate[l->n] = pts[2 * l->n];
-		l->q[l->n] = pts[2 * l->n + 1];
+		l->rate[l->n] = pts[3 * l->n];
+		l->q[l->n] = pts[3 * l->n + 1];
+		l->pt[l->n] = pts[3 * l->n + 2];
 	}
 	free(pts);
 }
@@ -184,8 +198,11 @@ static void
 put_plot(FILE *s, const struct capline *lines, int nl, int nrecs)
 {
 	fputs("plot 1 with lines dashtype 2 linecolor rgb \"#000000\" title "
-	    "\"the step's bound: above it, the queue grew by more than "
-	    "precision/2 of the rate\"", s);
+	    "\"the latency bound: above it, values landed too late\", \\\n"
+	    "  keyentry with points pointtype 7 linecolor rgb \"#000000\" "
+	    "title \"kept up\", \\\n"
+	    "  keyentry with points pointtype 6 linecolor rgb \"#000000\" "
+	    "title \"did not: fell behind, or not steady\"", s);
 	for (int k = 0; k < nl; k++) {
 		const struct capline *l = &lines[k];
 		double c = l->d->capacity_rate;
@@ -196,9 +213,9 @@ put_plot(FILE *s, const struct capline *lines, int nl, int nrecs)
 			fprintf(s, ", \\\n  keyentry with points pointtype 0 "
 			    "title %s", name);
 		else
-			fprintf(s, ", \\\n  '-' using 1:2 with linespoints "
-			    "pointtype 7 pointsize 0.8 linewidth 2 linecolor "
-			    "rgb \"#%s\" title %s", colour(k), name);
+			fprintf(s, ", \\\n  '-' using 1:2:3 with linespoints "
+			    "pointtype variable pointsize 0.8 linewidth 2 "
+			    "linecolor rgb \"#%s\" title %s", colour(k), name);
 		free(name);
 		if (!isnan(c) && c > 0 && c <= 1e12) {
 			char *r = capview_rate(c);
@@ -217,8 +234,8 @@ put_plot(FILE *s, const struct capline *lines, int nl, int nrecs)
 		if (lines[k].n == 0)
 			continue;
 		for (size_t i = 0; i < lines[k].n; i++)
-			fprintf(s, "%.9g %.6g\n", lines[k].rate[i],
-			    lines[k].q[i]);
+			fprintf(s, "%.9g %.6g %.0f\n", lines[k].rate[i],
+			    lines[k].q[i], lines[k].pt[i]);
 		fputs("e\n", s);
 	}
 }
@@ -236,13 +253,17 @@ script(const struct records_ctx *ctx, const struct capline *lines, int nl,
 	fprintf(s, "set terminal pngcairo size %u,%u noenhanced "
 	    "font \"sans,9\"\n", ctx->width ? ctx->width : 800,
 	    ctx->height ? ctx->height : 260 + 16 * (unsigned)(1 + 2 * nl));
-	fputs("set title \"Queue growth against the offered rate\"\n"
+	fputs("set title \"How late values landed against the offered "
+	    "rate\"\n"
 	    "set xlabel \"offered rate, updates/s (log scale)\"\n"
-	    "set ylabel \"queue growth / bound\"\n"
-	    "set logscale x 10\n", s);
+	    "set ylabel \"enqueue_to_persist p99 / latency bound\"\n"
+	    "set logscale x 10\nset logscale y 10\n"
+	    "set ytics (\"0.001\" 0.001, \"0.01\" 0.01, \"0.1\" 0.1, "
+	    "\"1\" 1, \"10\" 10)\n", s);
 	/* A little past the outer tics, or gnuplot may drop their labels. */
-	fprintf(s, "set xrange [%.6g:%.6g]\nset yrange [-1:%g]\n",
-	    pow(10, lo) / 1.02, pow(10, hi) * 1.02, CAPGRAPH_YMAX);
+	fprintf(s, "set xrange [%.6g:%.6g]\nset yrange [%g:%g]\n",
+	    pow(10, lo) / 1.02, pow(10, hi) * 1.02, CAPGRAPH_YMIN / 1.02,
+	    CAPGRAPH_YMAX * 1.02);
 	put_tics(s, lo, hi);
 	fputs("set grid xtics ytics linecolor rgb \"#dddddd\"\n"
 	    "set key below left Left reverse\n", s);
@@ -302,6 +323,7 @@ capgraph_draw_recs(const struct records_ctx *ctx,
 	for (int k = 0; k < nl; k++) {
 		free(lines[k].rate);
 		free(lines[k].q);
+		free(lines[k].pt);
 	}
 	free(lines);
 	free(s);

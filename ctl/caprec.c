@@ -71,10 +71,12 @@ static bool
 parse_step(struct recparse *p, json_object *o, struct caprec_step *s,
     size_t ndirs)
 {
+	json_object *st = NULL;
 	bool has;
 
 	if (!json_object_is_type(o, json_type_object))
 		return recparse_fail(p, NULL, "not an object");
+	s->window_p99_ms = NAN;
 	if (!recparse_int(p, o, "n", REQ, &s->n, &has) ||
 	    !recparse_int(p, o, "dir_index", REQ, &s->dir_index, &has) ||
 	    !recparse_int(p, o, "run_id", OPT, &s->run_id, &s->has_run_id) ||
@@ -87,6 +89,11 @@ parse_step(struct recparse *p, json_object *o, struct caprec_step *s,
 	    !recparse_num(p, o, "slope_stderr", OPT, &s->slope_stderr) ||
 	    !recparse_num(p, o, "growth_bound_per_s", OPT,
 	    &s->growth_bound_per_s) ||
+	    !recparse_num(p, o, "latency_bound_ms", OPT,
+	    &s->latency_bound_ms) ||
+	    !recparse_obj(p, o, "steady", OPT, &st) ||
+	    (st != NULL && !recparse_num(p, st, "latency_p99_ms", OPT,
+	    &s->window_p99_ms)) ||
 	    !parse_figures(p, o, &s->f))
 		return false;
 	/* A step names its directory by index: one past the list would

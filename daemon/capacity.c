@@ -166,7 +166,7 @@ start_step(void)
 	cap.last_judged = 0;
 	cap.ended_early = false;
 	run_set_capacity(pending, cap.id, cap.nsteps + 1, cap.cs.rate,
-	    cap.o.settle, cap.o.precision_pct / 200);
+	    cap.o.settle);
 	log_info("capacity %u: step %d (%s) in %s at %.0f updates/s, run %u",
 	    cap.id, cap.nsteps + 1, capsearch_phase_name(cap.cs.phase),
 	    cap.o.dirs[cap.di], cap.cs.rate, cap.step_run);
@@ -270,9 +270,8 @@ watch_step(struct run *r)
 	cap.last_judged = now;
 	if (cpustat_read(&cap.cpu_last) == 0)
 		cap.cpu_last_t = now;
-	run_step_figures(r, cap.o.settle, cap.cs.rate,
-	    cap.o.precision_pct / 200, &v, &f);
-	if (f.load_s >= cap.o.step_min && !verdict_may_change(&v)) {
+	run_step_figures(r, cap.o.settle, &v, &f);
+	if (f.load_s >= cap.o.step_min && verdict_decided(&v)) {
 		cap.ended_early = true;
 		run_stop(r, true, "the capacity search had this step's answer");
 	}
@@ -307,8 +306,7 @@ step_ended(struct run *r)
 		finish_search(CAPSTATE_FAILED, "out of memory");
 		return;
 	}
-	run_step_figures(r, cap.o.settle, cap.cs.rate,
-	    cap.o.precision_pct / 200, &v, &s->f);
+	run_step_figures(r, cap.o.settle, &v, &s->f);
 	if (cap.cpu_load0_t > 0 && cap.cpu_last_t > cap.cpu_load0_t + 0.5)
 		run_step_cpu(&cap.cpu_load0, &cap.cpu_last, cap.cpu_last_t -
 		    cap.cpu_load0_t, &cap.base, &s->f);
@@ -324,6 +322,7 @@ step_ended(struct run *r)
 	s->slope = v.slope;
 	s->se = v.se;
 	s->cpu_limited = cpu_limited(&v, &s->f);
+	s->v = v;
 	snprintf(s->reason, sizeof(s->reason), "%s", v.reason);
 	snprintf(s->fs_type, sizeof(s->fs_type), "%s", run_fs_type(r));
 	s->state = cap.stop_requested ? "stopped" : run_state(r) ==

@@ -163,8 +163,9 @@ step_json(const struct capstep *s)
 	    num_or_null(s->have_slope, s->slope));
 	json_object_object_add(o, "slope_stderr",
 	    num_or_null(s->have_slope, s->se));
-	json_object_object_add(o, "growth_bound_per_s",
-	    dbl(s->f.growth_bound_per_s));
+	json_object_object_add(o, "steady", verdict_steady_json(&s->v));
+	json_object_object_add(o, "latency_bound_ms",
+	    dbl(s->v.latency_bound_ms));
 	json_object_object_add(o, "cpu_limited",
 	    json_object_new_boolean(s->cpu_limited));
 	json_object_object_add(o, "dropped",

@@ -201,7 +201,7 @@ static int
 step_long_enough(const struct request_args *a, struct request_error *err)
 {
 	double need = a->cap.settle + 1 + VERDICT_MIN_SAMPLES *
-	    a->params.sample_interval / (1 - VERDICT_SETTLE);
+	    a->params.sample_interval;
 
 	if (a->cap.step_max >= need)
 		return 0;

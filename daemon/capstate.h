@@ -15,6 +15,7 @@
 #include "cpustat.h"
 #include "knobs.h"
 #include "run.h"
+#include "verdict.h"
 
 enum capstate_state {
 	CAPSTATE_RUNNING, CAPSTATE_DONE, CAPSTATE_STOPPED, CAPSTATE_FAILED
@@ -34,6 +35,7 @@ struct capstep {
 	bool			 have_slope;
 	double			 slope, se;
 	bool			 cpu_limited;
+	struct verdict		 v;		/* its steady window */
 	struct run_step		 f;
 	char			 fs_type[64];
 	char			 reason[600];

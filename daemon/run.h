@@ -110,10 +110,9 @@ json_object	*run_status_json(const struct run *r);
 /* `stats` when there has been no run. */
 json_object	*run_idle_stats_json(void);
 /*
- * A capacity step's figures (capacity.c): the verdict of the load phase
- * after settle_s, with the trend's bound growth_share x the offered
- * significant rate (rate x the run's significant share), and the queue,
- * latency and CPU of the run so far (or as it ended).
+ * A capacity step's figures (capacity.c): the verdict of its load phase
+ * by rule 2, as any run's, its candidate windows starting after settle_s,
+ * and the queue, latency and CPU of the run so far (or as it ended).
  */
 struct verdict;
 struct run_step {
@@ -125,21 +124,19 @@ struct run_step {
 	double		 cpu_generators_pct;	/* per generator, on one */
 	double		 cpu_generators_runq_pct;	/* waiting, each */
 	double		 cpu_process_pct;	/* of all online CPUs */
-	double		 growth_bound_per_s;
 	uint64_t	 dropped, failed;
 };
-void		 run_step_figures(struct run *r, double settle_s, double rate,
-		    double growth_share, struct verdict *v,
-		    struct run_step *f);
+void		 run_step_figures(struct run *r, double settle_s,
+		    struct verdict *v, struct run_step *f);
 /* f's CPU shares from `from` to `to` over wall s, for the knobs p. */
 struct cpustat;
 void		 run_step_cpu(const struct cpustat *from,
 		    const struct cpustat *to, double wall,
 		    const struct stress_params *p, struct run_step *f);
 /* Tag the record as step `step` of capacity search `id` at rate, judged
- * as run_step_figures does with settle_s and growth_share. */
+ * as run_step_figures does with settle_s. */
 void		 run_set_capacity(struct run *r, unsigned id, int step,
-		    double rate, double settle_s, double growth_share);
+		    double rate, double settle_s);
 /* One line for the log and systemd status. */
 void		 run_summary(struct run *r, char *buf, size_t len);
 void		 run_free(struct run *r);

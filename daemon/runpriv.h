@@ -160,7 +160,7 @@ struct run {
 	unsigned		 cap_id;
 	int			 cap_step;
 	double			 cap_rate;
-	double			 cap_settle_s, cap_growth_share; /* its rule */
+	double			 cap_settle_s;	/* not judged */
 };
 
 /* The queue's counters, with the run's own share of them (run.c). */
@@ -202,13 +202,6 @@ struct steady_point;
 void	runview_verdict_input(struct run *r, const struct queue_counters *c,
 	    uint64_t generated, double p99_ms, double now,
 	    struct verdict_input *in, struct steady_point **pts);
-/* A capacity step's judgement (rule 1): the settle not judged, growth
- * bounded by growth_share of the offered rate's significant part; the
- * bound into *bound.  The search and the step's own record both judge
- * by it. */
-void	runview_step_input(const struct queue_counters *c, double settle_s,
-	    double rate, double growth_share, struct verdict_input *in,
-	    double *bound);
 /* enqueue_to_persist p99 in ms, or -1 before the first write. */
 double	runview_e2p_p99_ms(const struct hist *h);
 /* The same of r's own histogram so far, read under its latency lock. */

@@ -1,6 +1,6 @@
 /* A run as a step of a capacity search: its figures for capacity.c (the
- * verdict with the step's own bound, the queue, latency and CPU) and the
- * tag its record carries. */
+ * verdict by rule 2 after the step's settle, the queue, latency and CPU)
+ * and the tag its record carries. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,8 +86,8 @@ cpu_of(struct run *r, double wall, struct run_step *f)
 }
 
 void
-run_step_figures(struct run *r, double settle_s, double rate,
-    double growth_share, struct verdict *v, struct run_step *f)
+run_step_figures(struct run *r, double settle_s, struct verdict *v,
+    struct run_step *f)
 {
 	struct queue_counters c;
 	struct verdict_input in;
@@ -107,8 +107,7 @@ run_step_figures(struct run *r, double settle_s, double rate,
 	}
 	p99 = runview_run_p99_ms(r);
 	runview_verdict_input(r, &c, generated, p99, now, &in, &pts);
-	runview_step_input(&c, settle_s, rate, growth_share, &in,
-	    &f->growth_bound_per_s);
+	in.settle_s = settle_s;
 	verdict_compute(&in, v);
 	f->load_s = in.load_from_s >= 0 ? in.load_to_s - in.load_from_s : 0;
 	queue_of(&in, v->from_s, v->to_s, f);
@@ -121,11 +120,10 @@ run_step_figures(struct run *r, double settle_s, double rate,
 
 void
 run_set_capacity(struct run *r, unsigned id, int step, double rate,
-    double settle_s, double growth_share)
+    double settle_s)
 {
 	r->cap_id = id;
 	r->cap_step = step;
 	r->cap_rate = rate;
 	r->cap_settle_s = settle_s;
-	r->cap_growth_share = growth_share;
 }

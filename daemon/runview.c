@@ -111,34 +111,14 @@ runview_verdict_input(struct run *r, const struct queue_counters *c,
 	in->mem_available = r->mem_available;
 }
 
-void
-runview_step_input(const struct queue_counters *c, double settle_s,
-    double rate, double growth_share, struct verdict_input *in,
-    double *bound)
-{
-	double share = c->enqueued > 0 ?
-	    (double)c->significant_ops_enqueued / (double)c->enqueued : 1;
-
-	/* The settle is not judged: the step's queue forms in it.  Only
-	 * the trend skips it: generation is late or not from the start. */
-	in->settle_s = settle_s;
-	/* Growth under this share of what was offered: the storage wrote
-	 * all but that share of it. */
-	*bound = growth_share * rate * share;
-	in->growth_bound_per_s = *bound > 0 ? *bound : 1e-9;
-}
-
 /* A capacity step's record is judged as its search judged the step. */
 static void
 verdict_of(struct run *r, const struct queue_counters *c, uint64_t generated,
     double p99_ms, double now, struct run_verdict *rv)
 {
-	double bound;
-
 	runview_verdict_input(r, c, generated, p99_ms, now, &rv->in, &rv->pts);
 	if (r->cap_id != 0)
-		runview_step_input(c, r->cap_settle_s, r->cap_rate,
-		    r->cap_growth_share, &rv->in, &bound);
+		rv->in.settle_s = r->cap_settle_s;
 	verdict_compute(&rv->in, &rv->v);
 }
 

@@ -89,11 +89,11 @@ steady_trend(const struct steady_point *pts, size_t n,
 /* Judge the window [from, b] into *s; true when it is steady. */
 static bool
 judge_window(const struct steady_point *pts, size_t n, double from, double b,
-    uint64_t files, struct steady *s)
+    double dt, const struct steady_load *ld, struct steady *s)
 {
 	struct steady_stats st;
 	size_t i0, i1;
-	double w, lo, hi;
+	double w, lo, hi, max_growth;
 
 	steady_span(pts, n, from, b, &i0, &i1);
 	if (i1 - i0 < STEADY_MIN_SAMPLES)
@@ -107,11 +107,15 @@ judge_window(const struct steady_point *pts, size_t n, double from, double b,
 	s->min = st.min;
 	s->max = st.max;
 	s->tolerance = fmax(fmax(STEADY_LEVEL_SHARE * st.mean,
-	    STEADY_FILES_SHARE * (double)files), STEADY_FLOOR);
+	    STEADY_FILES_SHARE * (double)ld->files), fmax(ld->rate * dt,
+	    STEADY_FLOOR));
+	max_growth = ld->rate * ld->bound_s / STEADY_HORIZON_S;
 	w = pts[i1 - 1].t - pts[i0].t;
 	lo = (s->line.slope - STEADY_T * s->line.se) * w;
 	hi = (s->line.slope + STEADY_T * s->line.se) * w;
-	if (s->line.ok && lo >= -s->tolerance && hi <= s->tolerance)
+	if (s->line.ok && lo >= -s->tolerance && hi <= s->tolerance &&
+	    !(max_growth > 0 && s->line.slope - STEADY_T * s->line.se >
+	    max_growth))
 		return true;
 	/* filling or emptying only when surely so: noise is noisy */
 	s->why_not = lo > 0 ? STEADY_FILLING : hi < 0 ? STEADY_EMPTYING :
@@ -121,7 +125,7 @@ judge_window(const struct steady_point *pts, size_t n, double from, double b,
 
 void
 steady_find(const struct steady_point *pts, size_t n, double a, double b,
-    double dt, uint64_t files, struct steady *s)
+    double dt, const struct steady_load *ld, struct steady *s)
 {
 	double len = b - a, need;
 
@@ -130,7 +134,7 @@ steady_find(const struct steady_point *pts, size_t n, double a, double b,
 	for (int k = 0; len > 0 && k < STEADY_CANDIDATES; k++) {
 		double from = a + k * len / STEADY_STEPS;
 
-		if (judge_window(pts, n, from, b, files, s)) {
+		if (judge_window(pts, n, from, b, dt, ld, s)) {
 			s->found = true;
 			s->why_not = STEADY_FOUND;
 			s->fill_s = from - a;

@@ -19,7 +19,17 @@
  *  - it is steady when what that interval lets the queue move over the
  *    window, (slope +/- t se) x W (W its length), stays within +/- tol,
  *    tol = max(STEADY_LEVEL_SHARE x level, STEADY_FILES_SHARE x files,
- *    STEADY_FLOOR) values, level the window's mean;
+ *    rate x dt, STEADY_FLOOR) values, level the window's mean, rate the
+ *    offered updates/s: a drift of rate x dt values moves the values'
+ *    latency by one sample interval (Little's law, latency = queue /
+ *    rate), finer than the samples resolve (a fast load's queue swings
+ *    by hundreds of values between samples);
+ *  - but not when it is surely rising faster than rate x bound /
+ *    STEADY_HORIZON_S values/s (the lower end of its interval above it),
+ *    a pace at which values would land later than the latency bound
+ *    within the horizon, however small the rise against the tolerance
+ *    (that rise can be small: 1 % of 4,000 files is 40 values, 0.37
+ *    values/s for 100 s);
  *  - the earliest steady window wins: the fill is what came before it.
  *
  * When none is steady, why_not comes from the last window with enough
@@ -44,6 +54,14 @@
 #define STEADY_LEVEL_SHARE	0.10
 #define STEADY_FILES_SHARE	0.01
 #define STEADY_FLOOR		10.0	/* values */
+#define STEADY_HORIZON_S	3600.0	/* for the growth: an hour */
+
+/* What the queue serves: its files, the offered updates/s and the
+ * latency bound in s (rate 0: not known, no rate terms). */
+struct steady_load {
+	uint64_t	files;
+	double		rate, bound_s;
+};
 
 /* One sample: seconds since the run began, significant_ops_pending. */
 struct steady_point {
@@ -92,7 +110,8 @@ void	steady_trend(const struct steady_point *pts, size_t n,
 	    struct steady_line *l);
 /* The steady window of the load phase [a, b] sampled every dt s. */
 void	steady_find(const struct steady_point *pts, size_t n, double a,
-	    double b, double dt, uint64_t files, struct steady *s);
+	    double b, double dt, const struct steady_load *load,
+	    struct steady *s);
 /* "filling", "emptying", "noisy", "short"; NULL when found. */
 const char *steady_why_name(enum steady_why w);
 

@@ -24,9 +24,18 @@ static void
 measure_steady(const struct verdict_input *in, struct verdict *v)
 {
 	struct steady *s = &v->steady;
+	struct steady_load ld = {
+		.files = in->files,
+		.rate = in->update_time > 0 ? (double)in->max_updates /
+		    in->update_time : 0,
+		.bound_s = in->latency_bound_ms / 1000,
+	};
 
-	steady_find(in->pts, in->npts, in->load_from_s, in->load_to_s,
-	    in->sample_interval, in->files, s);
+	/* a capacity step's settle is never judged */
+	steady_find(in->pts, in->npts, fmin(in->load_from_s + in->settle_s,
+	    in->load_to_s), in->load_to_s, in->sample_interval, &ld, s);
+	if (s->found)
+		s->fill_s = s->from_s - in->load_from_s;
 	v->have_slope = s->line.ok;
 	v->slope = s->line.slope;
 	v->se = s->line.se;
@@ -44,17 +53,14 @@ measure_steady(const struct verdict_input *in, struct verdict *v)
 	}
 }
 
-/* The load phase (rule 1: after its settle), its samples and their
- * trend or steady window. */
+/* The load phase, its samples and their steady window. */
 static void
 measure(const struct verdict_input *in, struct verdict *v)
 {
 	size_t i0, i1;
-	double len;
 
 	if (in->load_from_s < 0)
 		return;
-	len = in->load_to_s - in->load_from_s;
 	steady_span(in->pts, in->npts, in->load_from_s, in->load_to_s, &i0,
 	    &i1);
 	for (size_t i = i0; i < i1; i++) {
@@ -65,26 +71,8 @@ measure(const struct verdict_input *in, struct verdict *v)
 	v->load_samples = i1 - i0;
 	v->to_s = in->load_to_s;
 	v->from_s = in->load_from_s;
-	if (v->rule == VERDICT_RULE_TREND)
-		v->from_s += (len > 0 ? VERDICT_SETTLE * len : 0) +
-		    in->settle_s;
-	if (v->from_s > v->to_s)
-		v->from_s = v->to_s;
-	steady_span(in->pts, in->npts, v->from_s, v->to_s, &i0, &i1);
-	v->samples = i1 - i0;
-	if (v->rule == VERDICT_RULE_STEADY) {
-		measure_steady(in, v);
-		return;
-	}
-	if (v->samples >= VERDICT_MIN_SAMPLES) {
-		struct steady_line l;
-
-		steady_trend(in->pts + i0, v->samples, &l);
-		v->have_slope = l.ok;
-		v->slope = l.slope;
-		v->se = l.se;
-		v->backlog_1h = l.slope * 3600;
-	}
+	v->samples = v->load_samples;
+	measure_steady(in, v);
 }
 
 #define SAY(...)	snprintf(v->reason, sizeof(v->reason), __VA_ARGS__)
@@ -96,39 +84,6 @@ rate(double d, char *buf, size_t len)
 	snprintf(buf, len, fabs(d) >= 100 ? "%.0f" : fabs(d) >= 1 ? "%.2f" :
 	    "%.3f", d);
 	return buf;
-}
-
-/* Rule 1: kept_up and its reason by the trend against the step's bound
- * on growth (values/s). */
-static void
-judge_trend(struct verdict *v)
-{
-	double lo = (v->slope - VERDICT_T * v->se) * 3600;
-	double hi = (v->slope + VERDICT_T * v->se) * 3600;
-	char s[32], l[32], h[32], b[32];
-
-	rate(v->slope, s, sizeof(s));
-	rate(lo / 3600, l, sizeof(l));
-	rate(hi / 3600, h, sizeof(h));
-	rate(v->growth_bound_per_s, b, sizeof(b));
-	v->kept_up = lo > v->threshold ? 0 : hi < v->threshold ? 1 : -1;
-	if (v->kept_up == 0) {
-		v->cause = VERDICT_BY_TREND_UP;
-		SAY("significant_ops_pending grew %s values/s (95 %% interval "
-		    "%s to %s) from %.1f to %.1f s, over the step's bound of "
-		    "%s values/s.", s, l, h, v->from_s, v->to_s, b);
-	} else if (v->kept_up == 1) {
-		v->cause = VERDICT_BY_TREND_BOUNDED;
-		SAY("significant_ops_pending stayed bounded from %.1f to %.1f "
-		    "s: trend %s values/s (95 %% interval %s to %s), under the "
-		    "step's bound of %s values/s.", v->from_s, v->to_s, s, l, h,
-		    b);
-	} else {
-		v->cause = VERDICT_BY_TREND_UNSURE;
-		SAY("the trend of significant_ops_pending, %s values/s (95 %% "
-		    "interval %s to %s), straddles the step's bound of %s "
-		    "values/s.", s, l, h, b);
-	}
 }
 
 /* A count of values with thousands separated: 1,370. */
@@ -358,25 +313,18 @@ void
 verdict_compute(const struct verdict_input *in, struct verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->rule = in->growth_bound_per_s > 0 ? VERDICT_RULE_TREND :
-	    VERDICT_RULE_STEADY;
+	v->rule = VERDICT_RULE_STEADY;
 	v->dropped = in->dropped;
 	v->failed = in->failed;
 	v->stopped_early = in->stopped_early;
 	v->latency_p99_ms = in->latency_p99_ms;
 	v->latency_bound_ms = in->latency_bound_ms;
 	v->steady.why_not = STEADY_SHORT;
-	if (v->rule == VERDICT_RULE_TREND) {
-		v->growth_bound_per_s = in->growth_bound_per_s;
-		v->threshold = 3600 * in->growth_bound_per_s;
-	}
 	measure(in, v);
 	if (judge_counts(in, v) || judge_pace(in, v) || judge_samples(in, v))
 		;
 	else if (in->no_queue)
 		judge_direct(in, v);
-	else if (v->rule == VERDICT_RULE_TREND)
-		judge_trend(v);
 	else
 		judge_steady(v);
 	if (in->stopped_early && v->cause != VERDICT_BY_FEW_SAMPLES) {
@@ -394,8 +342,6 @@ bool
 verdict_may_change(const struct verdict *v)
 {
 	bool long_enough = v->samples >= 2 * VERDICT_MIN_SAMPLES;
-	double lo = (v->slope - VERDICT_T * v->se) * 3600;
-	double hi = (v->slope + VERDICT_T * v->se) * 3600;
 
 	switch (v->cause) {
 	case VERDICT_BY_FAILED:
@@ -407,10 +353,6 @@ verdict_may_change(const struct verdict *v)
 	case VERDICT_BY_LATENCY:
 	case VERDICT_BY_PACE_KEPT:
 		return !long_enough;
-	case VERDICT_BY_TREND_UP:
-		return !(long_enough && lo >= 2 * v->threshold);
-	case VERDICT_BY_TREND_BOUNDED:
-		return !(long_enough && hi <= v->threshold / 2);
 	default:
 		return true;
 	}
@@ -433,8 +375,8 @@ num_or_null(bool have, double d)
 }
 
 /* Rule 2's "steady": the window, or why there is none. */
-static json_object *
-steady_json(const struct verdict *v)
+json_object *
+verdict_steady_json(const struct verdict *v)
 {
 	const struct steady *s = &v->steady;
 	const char *why = steady_why_name(s->why_not);
@@ -483,15 +425,7 @@ verdict_json(const struct verdict *v)
 	    num_or_null(v->have_slope, v->slope));
 	json_object_object_add(o, "slope_stderr",
 	    num_or_null(v->have_slope, v->se));
-	if (v->rule == VERDICT_RULE_TREND) {
-		json_object_object_add(o, "backlog_in_1h",
-		    num_or_null(v->have_slope, v->backlog_1h));
-		json_object_object_add(o, "backlog_threshold",
-		    json_object_new_double(v->threshold));
-		json_object_object_add(o, "growth_bound_per_s",
-		    json_object_new_double(v->growth_bound_per_s));
-	} else
-		json_object_object_add(o, "steady", steady_json(v));
+	json_object_object_add(o, "steady", verdict_steady_json(v));
 	json_object_object_add(o, "latency_p99_ms",
 	    num_or_null(v->latency_p99_ms >= 0, v->latency_p99_ms));
 	json_object_object_add(o, "latency_bound_ms",
@@ -526,9 +460,7 @@ warning_text(enum verdict_warning w, const struct verdict *v,
 			    "sample_interval of %g s, at least %.0f s).",
 			    v->samples,
 			    VERDICT_MIN_SAMPLES, in->sample_interval,
-			    ceil(VERDICT_MIN_SAMPLES * in->sample_interval /
-			    (v->rule == VERDICT_RULE_TREND ? 1 - VERDICT_SETTLE :
-			    1)));
+			    ceil(VERDICT_MIN_SAMPLES * in->sample_interval));
 		break;
 	case VERDICT_W_FLAT_OUT:
 		snprintf(buf, len, "update_time 0 ran the generators flat out: "

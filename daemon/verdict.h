@@ -1,8 +1,8 @@
 /*
  * The keep-up verdict and the warnings of a run: pure functions over its
  * sampled significant_ops_pending and a few counts, with no knowledge of
- * struct run, so that the capacity search can judge each of its steps
- * with the same rule.  man stressd(8) "THE VERDICT" states the rule in
+ * struct run, so that the capacity search judges each of its steps
+ * with the same rule as any run (issue 23: one rule, one wording).  man stressd(8) "THE VERDICT" states the rule in
  * words; the constants below (and steady.h's) are its thresholds.
  *
  * Rule 2 (a run), in order (the first that applies decides):
@@ -26,12 +26,10 @@
  *     found, kept up when enqueue_to_persist p99 of the values persisted
  *     in it (latency_since) is within the bound, else fell behind.
  *
- * Rule 1 (a capacity step, growth_bound_per_s > 0): steps 1 to 6 as
- * above, the load phase less a settle of VERDICT_SETTLE of its length
- * (and settle_s), then the trend of its samples (steady_trend: batch
- * means, slope +/- VERDICT_T x stderr) against the step's bound on
- * growth: lower bound over it: fell behind; upper bound under it: kept
- * up; else cannot tell.
+ * Rule 1 (a capacity step's trend against a bound on growth, which let
+ * a slowly growing queue keep up) is gone; records of it still read
+ * ("rule": 1) in stressctl.  A capacity step's settle (settle_s) is not
+ * judged: its steady windows start after it.
  *
  * Early answers (the capacity search): call verdict_compute on the
  * samples so far at any time; verdict_may_change tells whether more
@@ -47,11 +45,9 @@
 
 #include "steady.h"
 
-#define VERDICT_RULE_TREND	1	/* a capacity step's */
-#define VERDICT_RULE_STEADY	2	/* a run's */
+#define VERDICT_RULE_STEADY	2	/* 1 was the trend, gone */
 #define VERDICT_MIN_SAMPLES	STEADY_MIN_SAMPLES	/* in the load phase */
 #define VERDICT_T		STEADY_T
-#define VERDICT_SETTLE		0.10	/* rule 1: of the load phase, skipped */
 #define VERDICT_MIN_INTERVAL	0.1	/* the sample_interval knob's least */
 /* generation this share of its schedule late (and VERDICT_LATE_MIN_S
  * at least, for the first seconds of a live verdict) is behind */
@@ -86,11 +82,8 @@ struct verdict_input {
 	bool		(*latency_since)(void *arg, double t, double *from_s,
 		    double *p50_ms, double *p99_ms);
 	void		*latency_arg;
-	/* > 0: rule 1, a capacity step's bound on the trend, values/s (it
-	 * asks whether the storage wrote all but this much) */
-	double		 growth_bound_per_s;
-	/* rule 1: s after the load's start that the trend does not judge
-	 * either (the step's settle); the pace still counts from the start */
+	/* s after the load's start that no steady window judges (a
+	 * capacity step's settle); the pace still counts from the start */
 	double		 settle_s;
 	/* warnings */
 	double		 sample_interval;
@@ -111,10 +104,6 @@ enum verdict_cause {
 	VERDICT_BY_GENERATORS,		/* generators off their pace */
 	VERDICT_BY_FEW_SAMPLES,
 	VERDICT_BY_PACE_KEPT,		/* no queue, the pace kept: kept up */
-	VERDICT_BY_TREND_UP,		/* fell behind */
-	VERDICT_BY_TREND_BOUNDED,	/* kept up */
-	VERDICT_BY_TREND_UNSURE,	/* cannot tell */
-	/* rule 2 */
 	VERDICT_BY_STEADY,		/* steady, latency within the bound */
 	VERDICT_BY_STEADY_LATE,		/* steady, latency past it */
 	VERDICT_BY_FILLING,		/* no steady window: cannot tell */
@@ -136,13 +125,11 @@ struct verdict {
 	int		 rule;
 	enum verdict_cause cause;
 	char		 reason[600];
-	/* the load phase (rule 1: after the settle) */
+	/* the load phase */
 	double		 from_s, to_s;
 	size_t		 samples;	/* in it */
-	bool		 have_slope;
-	double		 slope, se, backlog_1h;	/* values/s, values */
-	double		 threshold;	/* rule 1: the step's bound in 1 h */
-	double		 growth_bound_per_s;	/* > 0: a capacity step's */
+	bool		 have_slope;	/* the steady window's trend */
+	double		 slope, se;	/* values/s */
 	double		 max_y;		/* the largest sample in the phase */
 	size_t		 load_samples;	/* in the whole load phase */
 	size_t		 queued;	/* of them, those over 1 */
@@ -161,8 +148,7 @@ void	verdict_compute(const struct verdict_input *in, struct verdict *v);
 /* Whether more samples of the same load could still change v->kept_up:
  * false for failures and drops (counts only grow) and flat out; after
  * twice VERDICT_MIN_SAMPLES also for a latency over its bound and for a
- * trend whose interval clears the threshold by a factor of two (lower
- * bound over twice it, or upper bound under half of it); true otherwise. */
+ * pace kept without a queue; true otherwise. */
 bool	verdict_may_change(const struct verdict *v);
 /* until_steady's stop: v decided (kept up or fell behind) by a steady
  * window (rule 2, step 7), or by anything more samples of the same load
@@ -170,6 +156,8 @@ bool	verdict_may_change(const struct verdict *v);
 bool	verdict_decided(const struct verdict *v);
 /* The contract's "verdict" object. */
 json_object	*verdict_json(const struct verdict *v);
+/* Its "steady" object (rule 2's window, or why there is none). */
+json_object	*verdict_steady_json(const struct verdict *v);
 /* The contract's "warnings" array: a code and a sentence each. */
 json_object	*verdict_warnings_json(const struct verdict *v,
 	    const struct verdict_input *in);

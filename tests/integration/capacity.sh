@@ -126,7 +126,7 @@ for d in 0 1; do
 		# search judged.
 		assert_eq "$(jq -c '[.verdict.rule, .verdict.kept_up,
 		    .verdict.reason]' "$rep")" "$(jq -c --argjson id "$id" \
-		    '.steps[] | select(.run_id == $id) | [1, .kept_up, .reason]' \
+		    '.steps[] | select(.run_id == $id) | [2, .kept_up, .reason]' \
 		    "$F")" "run $id: its record's verdict is its step's"
 		sum=$((sum + $(jq .counters.updates_completed "$rep")))
 	done

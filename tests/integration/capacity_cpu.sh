@@ -29,7 +29,7 @@ req=$(jq -cn --arg d "$D" --arg rra "$RRA" --argjson files "$FILES" \
     '{cmd: "capacity", args: {dirs: [$d], files: $files, rras: [$rra],
       threads: 1, write_threads: 2, start_rate: $start, max_rate: $max,
       precision: 25,
-      step_min: 4, step_max: 6, settle: 1, repeats: 0,
+      step_min: 4, step_max: 12, settle: 1, repeats: 0,
       sample_interval: 0.1}}')
 t0=$SECONDS
 r=$(rawreq "$req")
@@ -39,7 +39,7 @@ r=$(printf '{"cmd":"wait"}\n' | rawsend -n 1 -t "$WAIT_TIMEOUT")
 is_json "$r" || fail "wait: no reply within ${WAIT_TIMEOUT}s: ${r:0:300}"
 log "search $cid took $((SECONDS - t0)) s"
 cap=$(cat "$STATE/runs/$cid/capacity.json")
-log "$(jq -r '.steps[] | "step \(.n) \(.phase) \(.rate | floor)/s: kept_up \(.kept_up) cpu_limited \(.cpu_limited) writers \(.cpu_writers_pct)% process \(.cpu_process_pct)% queue avg \(.queue_avg)"' <<<"$cap")"
+log "$(jq -r '.steps[] | "step \(.n) \(.phase) \(.rate | floor)/s: kept_up \(.kept_up) cpu_limited \(.cpu_limited) writers \(.cpu_writers_pct)% process \(.cpu_process_pct)% queue avg \(.queue_avg): \(.reason)"' <<<"$cap")"
 log "$(jq -r '.dirs[0] | "kept up \(.capacity_rate) behind \(.behind_rate): \(.limited_by): \(.limit_reason)"' <<<"$cap")"
 assert_eq "$(jget "$cap" state)" done "search state"
 d0=$(jq -c '.dirs[0]' <<<"$cap")

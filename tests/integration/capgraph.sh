@@ -27,13 +27,22 @@ assert_eq "$w" 800 "default width"
 assert_num "$h" ">=" 300 "default height"
 grep -q '^set logscale x 10$' "$T/script.gp" || fail "no log rate axis"
 
-# Every judged step a point: the fixture's 9 steps, 1800 twice in dir 1.
-steps=$(jq '[.steps[] | select(.growth_bound_per_s > 0)] | length' \
+# Every step with a latency a point: the fixture's 9 steps, 1800 twice
+# in dir 1; y its p99 over the bound (the search's 5 s in this older
+# record), filled (7) when it kept up, open (6) when not.
+steps=$(jq '[.steps[] | select(.latency_p99_ms != null)] | length' \
     "$FIX/capacity-alpha.json")
-pts=$(grep -cE '^[0-9.e+-]+ [0-9.e+-]+$' "$T/script.gp")
+pts=$(grep -cE '^[0-9.e+-]+ [0-9.e+-]+ [67]$' "$T/script.gp")
 assert_eq "$pts" "$steps" "points drawn (one per step)"
 assert_eq "$(awk '/^e$/ { exit } /^1800 / { n++ } END { print n }' \
     "$T/script.gp")" 2 "the repeat at 1800 drawn twice"
+want=$(jq -r '[.steps[] | select(.dir_index == 0)] | sort_by(.rate) |
+    .[] | "\(.rate) \(.latency_p99_ms / 5000) \(if .kept_up then 7 else 6
+    end)"' "$FIX/capacity-alpha.json" | awk '{ printf "%.6g %.6g %s\n",
+    $1, ($2 < 0.001 ? 0.001 : $2), $3 }')
+got=$(awk '/^e$/ { exit } /^[0-9]/' "$T/script.gp")
+assert_eq "$got" "$want" "dir 1's points: rate, p99 / bound, kept up"
+grep -q '^set logscale y 10$' "$T/script.gp" || fail "no log latency axis"
 
 # gnuplot's own text rendering of the same script: the axis line under
 # the plot holds the rate numbers, from below the lowest step (1,000) to

@@ -40,6 +40,13 @@ static double wild(double t, size_t i) { (void)t; return 2000 + 1900 *
     noise(i); }
 static double line(double t, size_t i) { (void)i; return 2 + 0.5 * t; }
 
+static const struct steady_load files10 = { 10, 0, 0 };
+static const struct steady_load files300 = { 300, 0, 0 };
+static const struct steady_load files10000 = { 10000, 0, 0 };
+/* 0.4 and 0.6 values/s at most: 1 update/s, a bound of 1,440 and 2,160 s */
+static const struct steady_load slow_rate = { 10000, 1, 1440 };
+static const struct steady_load fast_rate = { 10000, 1, 2160 };
+
 /* Samples every dt s over [0, len] of y = f(t); returns how many. */
 static size_t
 series(double len, double dt, double (*f)(double, size_t))
@@ -62,7 +69,7 @@ not_steady(double len, double dt, double (*f)(double, size_t),
 {
 	size_t n = series(len, dt, f);
 
-	steady_find(pts, n, 0, len, dt, 300, s);
+	steady_find(pts, n, 0, len, dt, &files300, s);
 	assert_false(s->found);
 	assert_int_equal(s->why_not, why);
 	assert_true(s->need_s == need);
@@ -102,7 +109,7 @@ test_fill_then_plateau(void **state)
 		size_t n = series(lens[k], dt, fill_plateau);
 		struct steady s;
 
-		steady_find(pts, n, 0, lens[k], dt, 300, &s);
+		steady_find(pts, n, 0, lens[k], dt, &files300, &s);
 		assert_true(s.found);
 		assert_int_equal(s.why_not, STEADY_FOUND);
 		assert_null(steady_why_name(s.why_not));
@@ -131,11 +138,11 @@ test_still_filling(void **state)
 	/* the load phase's own start counts: [10, 70] */
 	for (size_t i = 0; i < n; i++)
 		pts[i].t += 10;
-	steady_find(pts, n, 10, 70, 0.5, 300, &s);
+	steady_find(pts, n, 10, 70, 0.5, &files300, &s);
 	assert_false(s.found);
 	assert_true(s.need_s == 80);
 	/* a coarse sampler asks for 120 samples' worth */
-	steady_find(pts, n, 10, 70, 1, 300, &s);
+	steady_find(pts, n, 10, 70, 1, &files300, &s);
 	assert_true(s.need_s == 120);
 }
 
@@ -163,6 +170,27 @@ test_noisy(void **state)
 	    s.tolerance);
 }
 
+/* The same swings under a load of 20,000 updates/s sampled every 0.5 s:
+ * 10,000 values arrive between two samples, and a drift within that
+ * moves the latency by less than a sample interval: steady (rate x dt is
+ * the tolerance).  At 200 updates/s it stays noisy. */
+static void
+test_fast_load(void **state)
+{
+	const struct steady_load fast = { 300, 20000, 300 };
+	const struct steady_load slow = { 300, 200, 300 };
+	size_t n = series(40, 0.5, wild);
+	struct steady s;
+
+	(void)state;
+	steady_find(pts, n, 0, 40, 0.5, &fast, &s);
+	assert_true(s.found);
+	assert_true(s.tolerance == 10000);
+	steady_find(pts, n, 0, 40, 0.5, &slow, &s);
+	assert_false(s.found);
+	assert_int_equal(s.why_not, STEADY_NOISY);
+}
+
 static void
 test_short(void **state)
 {
@@ -174,7 +202,7 @@ test_short(void **state)
 	n = not_steady(10, 0.5, line, STEADY_SHORT, 60, &s);
 	assert_int_equal(s.samples, 0);
 	/* no load phase at all */
-	steady_find(pts, n, 5, 5, 0.5, 300, &s);
+	steady_find(pts, n, 5, 5, 0.5, &files300, &s);
 	assert_int_equal(s.why_not, STEADY_SHORT);
 }
 
@@ -189,13 +217,21 @@ test_tolerance(void **state)
 	(void)state;
 	/* rises 49.5 over the run: too much for a floor of 10, not for
 	 * 1 % of 10,000 files */
-	steady_find(pts, n, 0, 99, 1, 10, &s);
+	steady_find(pts, n, 0, 99, 1, &files10, &s);
 	assert_false(s.found);
 	assert_int_equal(s.why_not, STEADY_FILLING);
-	steady_find(pts, n, 0, 99, 1, 10000, &s);
+	steady_find(pts, n, 0, 99, 1, &files10000, &s);
 	assert_true(s.found);
 	assert_true(s.fill_s == 0);
 	assert_true(s.tolerance == 100);
+	/* but it surely rises faster than rate x bound / 1 h = 0.4 values/s
+	 * (at that pace values land past the bound within the hour):
+	 * filling; under 0.6 it stays steady */
+	steady_find(pts, n, 0, 99, 1, &slow_rate, &s);
+	assert_false(s.found);
+	assert_int_equal(s.why_not, STEADY_FILLING);
+	steady_find(pts, n, 0, 99, 1, &fast_rate, &s);
+	assert_true(s.found);
 }
 
 int
@@ -207,6 +243,7 @@ main(void)
 		cmocka_unit_test(test_still_filling),
 		cmocka_unit_test(test_emptying),
 		cmocka_unit_test(test_noisy),
+		cmocka_unit_test(test_fast_load),
 		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_tolerance),
 	};
