@@ -6,10 +6,11 @@
  * judged on the samples so far, by the same rule the record's uses; once
  * decided, the load phase ends at that sample, so the record's verdict
  * is judged on the same window.  A steady window decides it never
- * before UNTIL_MIN_LOAD_S of load (or the maximum, if shorter): a fast storage is "steady" after its 30
- * samples, 3 s at 0.1 s, a window that holds none of the kernel's
- * periodic writeback (vm.dirty_expire_centisecs, 30 s by default; ext4's
- * journal commit, 5 s), so says little of the storage under it.
+ * before UNTIL_MIN_LOAD_S of load (or the maximum, if shorter): a fast
+ * storage is "steady" after its 30 samples, 3 s at 0.1 s, a window that
+ * holds none of the kernel's periodic writeback
+ * (vm.dirty_expire_centisecs, 30 s by default; ext4's journal commit,
+ * 5 s), so says little of the storage under it.
  */
 #include <math.h>
 #include <stdio.h>
