@@ -71,6 +71,10 @@ collect_line(struct capline *l, const struct caprec *rec, size_t di)
 		const struct caprec_step *s = &rec->steps[i];
 		double r = s->rate, q = !isnan(s->window_p99_ms) ?
 		    s->window_p99_ms : s->f.latency_p99_ms;
+		/* fell behind by the whole step's p99: drawn by it, above
+		 * the bound, not by a window's under it */
+		if (s->kept_up == 0 && !isnan(s->f.latency_p99_ms))
+			q = fmax(q, s->f.latency_p99_ms);
 		/* older records name the bound only in their search */
 		double b = !isnan(s->latency_bound_ms) ? s->latency_bound_ms :
 		    1000 * rec->search.latency_bound_s;

@@ -271,7 +271,9 @@ watch_step(struct run *r)
 	if (cpustat_read(&cap.cpu_last) == 0)
 		cap.cpu_last_t = now;
 	run_step_figures(r, cap.o.settle, &v, &f);
-	if (f.load_s >= cap.o.step_min && verdict_decided(&v)) {
+	/* refused files are no rate's answer: end the step at once */
+	if (f.load_s >= cap.o.step_min && (verdict_decided(&v) ||
+	    v.cause == VERDICT_BY_REFUSED)) {
 		cap.ended_early = true;
 		run_stop(r, true, "the capacity search had this step's answer");
 	}

@@ -1,6 +1,7 @@
 /* A run as a step of a capacity search: its figures for capacity.c (the
  * verdict by rule 2 after the step's settle, the queue, latency and CPU)
  * and the tag its record carries. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,7 +111,12 @@ run_step_figures(struct run *r, double settle_s, struct verdict *v,
 	in.settle_s = settle_s;
 	verdict_compute(&in, v);
 	f->load_s = in.load_from_s >= 0 ? in.load_to_s - in.load_from_s : 0;
-	queue_of(&in, v->from_s, v->to_s, f);
+	/* the queue judged: the steady window, else what follows the
+	 * settle */
+	if (v->steady.found)
+		queue_of(&in, v->steady.from_s, v->steady.to_s, f);
+	else
+		queue_of(&in, fmin(v->from_s + settle_s, v->to_s), v->to_s, f);
 	f->latency_p99_ms = p99;
 	f->dropped = c.dropped;
 	f->failed = c.updates_failed + c.creates_failed;

@@ -6,7 +6,8 @@
  * judged on the samples so far, by the same rule the record's uses; once
  * decided, the load phase ends at that sample, so the record's verdict
  * is judged on the same window.  A steady window decides it never
- * before UNTIL_MIN_LOAD_S of load (or the maximum, if shorter): a fast
+ * before UNTIL_MIN_LOAD_S of load (or the last sample before the
+ * maximum, 1.5 sample intervals before it, if that is sooner): a fast
  * storage is "steady" after its 30 samples, 3 s at 0.1 s, a window that
  * holds none of the kernel's periodic writeback
  * (vm.dirty_expire_centisecs, 30 s by default; ext4's journal commit,
@@ -36,6 +37,7 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	struct verdict v;
 	struct steady_point *pts;
 	double p99;
+	bool by_window;
 
 	if (r->p.until_steady <= 0 || r->state != RUN_RUNNING ||
 	    r->lg == NULL || r->until_ended != RUN_UNTIL_NOT)
@@ -47,15 +49,19 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	free(pts);
 	if (!verdict_decided(&v))
 		return;
-	/* failures, drops and waits need no more samples; a window does */
-	if (v.steady.found && c->taken_at - r->load_start_mono <
-	    fmin(UNTIL_MIN_LOAD_S, r->p.until_steady))
+	/* failures, drops and waits need no more samples; a window does
+	 * (by the last sample before the maximum, if that comes first) */
+	by_window = v.cause == VERDICT_BY_STEADY ||
+	    v.cause == VERDICT_BY_STEADY_LATE;
+	if (by_window && c->taken_at - r->load_start_mono <
+	    fmin(UNTIL_MIN_LOAD_S, r->p.until_steady -
+	    1.5 * r->p.sample_interval))
 		return;
-	r->until_ended = v.steady.found ? RUN_UNTIL_STEADY : RUN_UNTIL_DECIDED;
+	r->until_ended = by_window ? RUN_UNTIL_STEADY : RUN_UNTIL_DECIDED;
 	r->load_end_mono = c->taken_at;
 	loadgen_stop(r->lg);
 	snprintf(r->reason, sizeof(r->reason), "%s after %.1f s of load "
-	    "(until_steady %g s)", v.steady.found ? "steady" : "decided",
+	    "(until_steady %g s)", by_window ? "steady" : "decided",
 	    load_s(r), r->p.until_steady);
 	log_info("run %u: %s", r->id, r->reason);
 }

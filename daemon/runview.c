@@ -81,6 +81,8 @@ runview_verdict_input(struct run *r, const struct queue_counters *c,
 	in->load_to_s = (r->load_end_mono > 0 ? r->load_end_mono : now) -
 	    r->start_mono;
 	in->files = r->p.files;
+	in->significant_share = c->enqueued > 0 ?
+	    (double)c->significant_ops_enqueued / (double)c->enqueued : 0;
 	in->dropped = c->dropped;
 	in->failed = c->updates_failed + c->creates_failed;
 	in->generated = generated;

@@ -114,7 +114,7 @@ judge_window(const struct steady_point *pts, size_t n, double from, double b,
 	lo = (s->line.slope - STEADY_T * s->line.se) * w;
 	hi = (s->line.slope + STEADY_T * s->line.se) * w;
 	if (s->line.ok && lo >= -s->tolerance && hi <= s->tolerance &&
-	    !(max_growth > 0 && s->line.slope - STEADY_T * s->line.se >
+	    !(max_growth > 0 && s->line.slope + STEADY_T * s->line.se >
 	    max_growth))
 		return true;
 	/* filling or emptying only when surely so: noise is noisy */

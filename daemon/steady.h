@@ -24,12 +24,12 @@
  *    latency by one sample interval (Little's law, latency = queue /
  *    rate), finer than the samples resolve (a fast load's queue swings
  *    by hundreds of values between samples);
- *  - but not when it is surely rising faster than rate x bound /
- *    STEADY_HORIZON_S values/s (the lower end of its interval above it),
- *    a pace at which values would land later than the latency bound
- *    within the horizon, however small the rise against the tolerance
- *    (that rise can be small: 1 % of 4,000 files is 40 values, 0.37
- *    values/s for 100 s);
+ *  - and the upper end of its slope's interval is at most rate x bound
+ *    / STEADY_HORIZON_S values/s: faster, values could land later than
+ *    the latency bound within the horizon, however small the rise
+ *    against the tolerance (that rise can be small: 1 % of 4,000 files
+ *    is 40 values, 0.37 values/s for 100 s); a short, noisy window
+ *    cannot show that, and is not steady;
  *  - the earliest steady window wins: the fill is what came before it.
  *
  * When none is steady, why_not comes from the last window with enough

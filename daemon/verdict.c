@@ -26,8 +26,10 @@ measure_steady(const struct verdict_input *in, struct verdict *v)
 	struct steady *s = &v->steady;
 	struct steady_load ld = {
 		.files = in->files,
+		/* the queue's values: the significant ones */
 		.rate = in->update_time > 0 ? (double)in->max_updates /
-		    in->update_time : 0,
+		    in->update_time * (in->significant_share > 0 ?
+		    in->significant_share : 1) : 0,
 		.bound_s = in->latency_bound_ms / 1000,
 	};
 
@@ -36,6 +38,8 @@ measure_steady(const struct verdict_input *in, struct verdict *v)
 	    in->load_to_s), in->load_to_s, in->sample_interval, &ld, s);
 	if (s->found)
 		s->fill_s = s->from_s - in->load_from_s;
+	else if (s->need_s > 0)
+		s->need_s = ceil(s->need_s + in->settle_s);
 	v->have_slope = s->line.ok;
 	v->slope = s->line.slope;
 	v->se = s->line.se;
@@ -129,6 +133,16 @@ judge_steady(struct verdict *v)
 	count(s->level, lv, sizeof(lv));
 	count(s->tolerance, tol, sizeof(tol));
 	dur(v->latency_bound_ms, bound, sizeof(bound));
+	if (s->why_not == STEADY_SHORT) {
+		/* samples enough in the load, not after its settle */
+		v->kept_up = -1;
+		v->cause = VERDICT_BY_FEW_SAMPLES;
+		SAY("no window of %d samples after the settle of %.1f s (the "
+		    "load from %.1f to %.1f s); run at least %.0f s.",
+		    STEADY_MIN_SAMPLES, v->settle_s, v->from_s, v->to_s,
+		    s->need_s);
+		return;
+	}
 	if (!s->found) {
 		v->kept_up = -1;
 		v->cause = s->why_not == STEADY_EMPTYING ? VERDICT_BY_EMPTYING :
@@ -319,6 +333,7 @@ verdict_compute(const struct verdict_input *in, struct verdict *v)
 	v->stopped_early = in->stopped_early;
 	v->latency_p99_ms = in->latency_p99_ms;
 	v->latency_bound_ms = in->latency_bound_ms;
+	v->settle_s = in->settle_s;
 	v->steady.why_not = STEADY_SHORT;
 	measure(in, v);
 	if (judge_counts(in, v) || judge_pace(in, v) || judge_samples(in, v))

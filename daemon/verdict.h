@@ -82,6 +82,10 @@ struct verdict_input {
 	bool		(*latency_since)(void *arg, double t, double *from_s,
 		    double *p50_ms, double *p99_ms);
 	void		*latency_arg;
+	/* of the enqueued updates, the share of significant (non-zero)
+	 * ones, the values significant_ops_pending counts; 0: not known,
+	 * taken as 1 */
+	double		 significant_share;
 	/* s after the load's start that no steady window judges (a
 	 * capacity step's settle); the pace still counts from the start */
 	double		 settle_s;
@@ -125,8 +129,8 @@ struct verdict {
 	int		 rule;
 	enum verdict_cause cause;
 	char		 reason[600];
-	/* the load phase */
-	double		 from_s, to_s;
+	/* the load phase, and its start no window judges */
+	double		 from_s, to_s, settle_s;
 	size_t		 samples;	/* in it */
 	bool		 have_slope;	/* the steady window's trend */
 	double		 slope, se;	/* values/s */

@@ -153,6 +153,11 @@ assert_contains "$(jq -r '.dirs[0].limit_reason' "$F")" "denied" \
 assert_eq "$(jq -r '.dirs[0].limited_by' "$F")" null "not the storage"
 assert_eq "$(jq '[.steps[] | select(.dir_index == 0)] | length' "$F")" 1 \
     "steps of the refused dir"
+# ended at step_min, no longer: more load cannot help refused files
+assert_num "$(jq '.steps[] | select(.dir_index == 0) | .load_s' "$F")" \
+    '<' "$(jq '.search.step_min_s + 2' "$F")" "the refused step's load"
+assert_eq "$(jq '.steps[] | select(.dir_index == 0) | .ended_early' "$F")" \
+    true "the refused step ended early"
 assert_eq "$(jq -r '.dirs[1].state' "$F")" done "the other dir"
 assert_eq "$(jq -r '.state' "$F")" done "the search"
 

@@ -43,6 +43,19 @@ want=$(jq -r '[.steps[] | select(.dir_index == 0)] | sort_by(.rate) |
 got=$(awk '/^e$/ { exit } /^[0-9]/' "$T/script.gp")
 assert_eq "$got" "$want" "dir 1's points: rate, p99 / bound, kept up"
 grep -q '^set logscale y 10$' "$T/script.gp" || fail "no log latency axis"
+# A record of today's steps: the window's p99 over the step's own bound;
+# a step that fell behind by its whole p99 is drawn by that, above the
+# bound, whatever its window said.
+jq '(.steps[] | select(.n == 1)) += {latency_bound_ms: 1000,
+      steady: {latency_p99_ms: 3}} |
+    (.steps[] | select(.n == 2)) += {latency_bound_ms: 100,
+      steady: {latency_p99_ms: 50}}' "$FIX/capacity-alpha.json" >"$T/new.json"
+graph report --graph "$T/n.png" "$T/new.json" >/dev/null ||
+    fail "graph of a record with steady windows exited $?"
+assert_eq "$(awk '/^1000 / { print; exit }' "$T/script.gp")" "1000 0.003 7" \
+    "a kept-up step drawn by its window's p99 over its bound"
+assert_eq "$(awk '/^2000 / { print; exit }' "$T/script.gp")" "2000 1.65 6" \
+    "a step behind by its whole p99 drawn above the bound"
 
 # gnuplot's own text rendering of the same script: the axis line under
 # the plot holds the rate numbers, from below the lowest step (1,000) to

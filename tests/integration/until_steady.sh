@@ -74,6 +74,29 @@ jget "$rep" reason | grep -q '^undecided after 3 s of load (until_steady 3 s)$' 
 f=$(cat "$T/final.json")
 assert_eq "$(jget "$f" max_updates)" 30 "final stats' max_updates"
 
+# (2b) until_steady 8 (under the 30 s floor): a steady window decides it
+# by the last sample before the maximum, not "undecided" at it.
+rep=$(run --dir "$T/s" --files 10 --max-updates 2000 --update-time 100 \
+    --sample-interval 0.2 --until-steady 8)
+log "short max: $(jq -c '{reason, until_steady, v: .verdict.reason}' <<<"$rep")"
+assert_eq "$(jq -r .until_steady.ended <<<"$rep")" steady \
+    "until_steady.ended under the floor"
+assert_eq "$(jq -c .verdict.kept_up <<<"$rep")" true "verdict under the floor"
+
+# (2c) Drops decide at once, whatever the queue's window: ended
+# "decided", well before the 30 s floor.
+rep=$(run --dir "$T/d" --files 10 --max-updates 200000 --update-time 10 \
+    --threads 4 --queue-high-water 1 --sample-interval 0.2 --until-steady 60)
+log "drops: $(jq -c '{reason, until_steady, dropped: .counters.dropped,
+    v: .verdict.reason}' <<<"$rep")"
+assert_num "$(jq .counters.dropped <<<"$rep")" '>' 0 "updates dropped"
+assert_eq "$(jq -r .until_steady.ended <<<"$rep")" decided \
+    "until_steady.ended by drops"
+assert_num "$(jq .until_steady.after_s <<<"$rep")" '<' 20 \
+    "drops decide before the floor"
+jget "$rep" reason | grep -q '^decided after' ||
+    fail "reason of a run decided by drops: $(jget "$rep" reason)"
+
 # A run without it has no until_steady object and keeps its count.
 rep=$(run --dir "$T/n" --files 10 --max-updates 20 --update-time 1)
 assert_eq "$(jq -c .until_steady <<<"$rep")" null "until_steady of a fixed run"
@@ -81,15 +104,15 @@ assert_eq "$(jq -c .params.until_steady <<<"$rep")" 0 "params.until_steady"
 
 # While it runs, stats' max_updates and update_time are the most it may
 # take: until_steady's, at the rate.
-start_run --dir "$T/w" --files 10 --max-updates 100 --update-time 10 \
-    --until-steady 200 --rra "$RRA" >/dev/null
+wid=$(jget "$(start_run --dir "$T/w" --files 10 --max-updates 100 \
+    --update-time 10 --until-steady 200 --rra "$RRA")" run_id)
 s=$(wait_for_stats '.state == "running"' 20)
 assert_eq "$(jget "$s" max_updates)" 2000 "stats' max_updates while running"
 assert_num "$(jget "$s" update_time)" '==' 200 "stats' update_time while running"
 ctl stop >/dev/null
 s=$(wait_run)
 assert_eq "$(jget "$s" state)" stopped "a stopped until_steady run"
-rep=$(cat "$STATE/runs/4/report.json")
+rep=$(cat "$STATE/runs/$wid/report.json")
 assert_eq "$(jq -c .until_steady.ended <<<"$rep")" null "ended of a stopped run"
 assert_eq "$(jq -c .verdict.stopped_early <<<"$rep")" true "stopped_early"
 # of the most it could have taken, not of the knob's count

@@ -617,6 +617,13 @@ slow(double t, size_t i)
 	return 30 + 0.37 * t + 0.2 * (double)(i % 3);
 }
 
+/* The same with noise of +/- 3 values (deterministic, in [-3, 3)). */
+static double
+slow_noisy(double t, size_t i)
+{
+	return 30 + 0.37 * t + noisy(t, i) * 0.15 - 3;
+}
+
 static void
 test_slow_growth(void **state)
 {
@@ -645,6 +652,68 @@ test_slow_growth(void **state)
 	/* the settle is not judged: the window starts after it */
 	assert_true(v.steady.from_s >= 2 - 1e-9);
 	assert_true(fabs(v.steady.fill_s - v.steady.from_s) < 1e-9);
+	/* with noise of +/- 3 values, over a 10 s and a 30 s step: the
+	 * rise cannot be told from noise, so neither is kept up */
+	for (size_t len = 101; len <= 301; len += 200) {
+		series(&in, len, 0.1, slow_noisy);
+		in.files = 4000;
+		in.update_time = in.load_to_s;
+		in.max_updates = in.generated = (uint64_t)llround(35.4 *
+		    in.load_to_s);
+		in.latency_p99_ms = 60;
+		in.latency_bound_ms = 5000;
+		in.settle_s = 2;
+		verdict_compute(&in, &v);
+		assert_int_not_equal(v.kept_up, 1);
+		assert_false(verdict_decided(&v));
+	}
+}
+
+/* The rate terms count the significant values only, the queue's: with
+ * half the updates zero, 20,000 updates/s sampled every 0.5 s bring
+ * 5,000 significant values between two samples, the tolerance. */
+static void
+test_significant_rate(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 81, 0.5, flat);
+	in.update_time = in.load_to_s;
+	in.max_updates = in.generated = (uint64_t)(20000 * in.load_to_s);
+	in.significant_share = 0.5;
+	verdict_compute(&in, &v);
+	assert_true(v.steady.found);
+	assert_true(fabs(v.steady.tolerance - 5000) < 1e-6);
+	in.significant_share = 0;	/* not known: all of it */
+	verdict_compute(&in, &v);
+	assert_true(fabs(v.steady.tolerance - 10000) < 1e-6);
+}
+
+/* A load too short after the settle is too short, not filling; how
+ * long to run counts the settle. */
+static void
+test_short_after_settle(void **state)
+{
+	struct verdict_input in;
+	struct verdict v;
+
+	(void)state;
+	series(&in, 301, 0.1, flat);
+	in.settle_s = 27.5;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.kept_up, -1);
+	assert_int_equal(v.cause, VERDICT_BY_FEW_SAMPLES);
+	assert_null(strstr(v.reason, "filling"));
+	assert_non_null(strstr(v.reason, "settle"));
+	/* still filling over the 28 s after a settle of 2 s: the run needs
+	 * 2 + 28 x 4/3, 39.3 s, so 40 */
+	series(&in, 301, 0.1, grow);
+	in.settle_s = 2;
+	verdict_compute(&in, &v);
+	assert_int_equal(v.cause, VERDICT_BY_FILLING);
+	assert_true(v.steady.need_s == 40);
 }
 
 /* A capacity step's settle is not judged, yet generation late by it is
@@ -736,6 +805,8 @@ main(void)
 		cmocka_unit_test(test_denied),
 		cmocka_unit_test(test_slow_growth),
 		cmocka_unit_test(test_step_settle),
+		cmocka_unit_test(test_significant_rate),
+		cmocka_unit_test(test_short_after_settle),
 		cmocka_unit_test(test_decided),
 	};
 
