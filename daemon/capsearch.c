@@ -1,19 +1,23 @@
 /* The capacity search's plan for one directory; see capsearch.h. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "capsearch.h"
 
 void
 capsearch_init(struct capsearch *s, double start, double max,
-    double precision, int repeats)
+    double precision, int repeats, double jitter)
 {
 	memset(s, 0, sizeof(*s));
 	s->start = start;
 	s->max = max;
 	s->precision = precision;
 	s->repeats = repeats;
-	s->rate = start;
+	/* !(a && b), not (!a || !b): NAN is no factor either. */
+	s->jitter = !(jitter >= 1 && jitter < CAPSEARCH_GROWTH) ? 1 : jitter;
+	s->first = fmin(start * s->jitter, max);
+	s->rate = s->first;
 	s->phase = CAPSEARCH_GROW;
 }
 
@@ -22,6 +26,14 @@ finish(struct capsearch *s, enum capsearch_end end)
 {
 	s->done = true;
 	s->end = end;
+}
+
+double
+capsearch_jitter(uint64_t r)
+{
+	uint64_t n = (uint64_t)((CAPSEARCH_GROWTH - 1) * 1000);
+
+	return 1 + (double)(r % n) / 1000;
 }
 
 /* The highest rate that kept up below hi, or 0. */
