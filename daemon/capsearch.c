@@ -5,6 +5,18 @@
 
 #include "capsearch.h"
 
+/* x (> 0) to digits significant digits. */
+static double
+round_sig(double x, int digits)
+{
+	double e = floor(log10(x)) - (digits - 1);
+
+	/* Divided by a whole power of ten, not multiplied by a fraction of
+	 * one: 459 / 10 is the double nearest 45.9, 459 * 0.1 is not. */
+	return e >= 0 ? round(x / pow(10, e)) * pow(10, e) :
+	    round(x * pow(10, -e)) / pow(10, -e);
+}
+
 void
 capsearch_init(struct capsearch *s, double start, double max,
     double precision, int repeats, double jitter)
@@ -16,7 +28,9 @@ capsearch_init(struct capsearch *s, double start, double max,
 	s->repeats = repeats;
 	/* !(a && b), not (!a || !b): NAN is no factor either. */
 	s->jitter = !(jitter >= 1 && jitter < CAPSEARCH_GROWTH) ? 1 : jitter;
-	s->first = fmin(start * s->jitter, max);
+	/* Rid of the last bits' noise (100 x 1.82 is 181.99999999999997),
+	 * which records printed with all digits would show. */
+	s->first = fmin(fmax(start, round_sig(start * s->jitter, 12)), max);
 	s->rate = s->first;
 	s->phase = CAPSEARCH_GROW;
 }
@@ -33,7 +47,8 @@ capsearch_jitter(uint64_t r)
 {
 	uint64_t n = (uint64_t)((CAPSEARCH_GROWTH - 1) * 1000);
 
-	return 1 + (double)(r % n) / 1000;
+	/* 1820 / 1000 is the double nearest 1.82, 1 + 820 / 1000 is not. */
+	return (double)(1000 + r % n) / 1000;
 }
 
 /* The highest rate that kept up below hi, or 0. */
@@ -53,12 +68,8 @@ kept_below(const struct capsearch *s, double hi)
 static double
 round3(double x, double lo, double hi)
 {
-	double e = floor(log10(x)) - 2, r;
+	double r = round_sig(x, 3);
 
-	/* Divided by a whole power of ten, not multiplied by a fraction of
-	 * one: 459 / 10 is the double nearest 45.9, 459 * 0.1 is not. */
-	r = e >= 0 ? round(x / pow(10, e)) * pow(10, e) :
-	    round(x * pow(10, -e)) / pow(10, -e);
 	return r > lo && r < hi ? r : x;
 }
 

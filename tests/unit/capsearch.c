@@ -146,6 +146,12 @@ test_jitter_grid(void **state)
 	assert_true(s.first == 100 && s.rate == 100);
 	assert_true(fabs(t.first - 150) < 1e-9 && t.rate == t.first);
 	assert_true(t.jitter == 1.5);
+	/* 3 x 1.1 is 3.3000000000000003 in doubles: the rate is 3.3, as every
+	 * record (whatever its digits) and a person read it */
+	capsearch_init(&s, 3, 1e6, 0.1, 1, capsearch_jitter(100));
+	assert_true(s.first == 3.3 && s.rate == 3.3);
+	assert_true(capsearch_jitter(820) == 1.82);
+	capsearch_init(&s, 100, 1e6, 0.1, 1, 1.0);
 	na = grid(&s, 5000, a, CAPSEARCH_MAX_STEPS);
 	nb = grid(&t, 5000, b, CAPSEARCH_MAX_STEPS);
 	assert_true(fabs(b[1] - 300) < 1e-9 && fabs(b[2] - 600) < 1e-9);
