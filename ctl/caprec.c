@@ -38,6 +38,58 @@ parse_figures(struct recparse *p, json_object *o, struct caprec_figures *f)
 	    recparse_num(p, o, "cpu_process_pct", OPT, &f->cpu_process_pct);
 }
 
+/* Member key of o: absent, or [min, max] of two numbers (NAN: absent). */
+static bool
+parse_range(struct recparse *p, json_object *o, const char *key,
+    double mm[2])
+{
+	json_object *a, *v;
+
+	mm[0] = mm[1] = NAN;
+	if (!recparse_arr(p, o, key, OPT, &a))
+		return false;
+	if (a == NULL)
+		return true;
+	if (json_object_array_length(a) != 2)
+		return recparse_fail(p, key, "not [min, max]");
+	for (size_t i = 0; i < 2; i++) {
+		v = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(v, json_type_int) &&
+		    !json_object_is_type(v, json_type_double))
+			return recparse_fail(p, key, "[%zu]: not a number", i);
+		mm[i] = json_object_get_double(v);
+	}
+	return true;
+}
+
+/* A directory's grid and the spread at its capacity, which records
+ * before them lack. */
+static bool
+parse_grid_spread(struct recparse *p, json_object *o, struct caprec_dir *d)
+{
+	json_object *g, *s;
+	char here[sizeof(p->at)];
+	bool ok;
+
+	d->jitter = d->first_rate = NAN;
+	d->spread_queue_avg[0] = d->spread_queue_avg[1] = NAN;
+	d->spread_latency_p99_ms[0] = d->spread_latency_p99_ms[1] = NAN;
+	if (!recparse_obj(p, o, "grid", OPT, &g) ||
+	    !recparse_obj(p, o, "at_capacity_spread", OPT, &s))
+		return false;
+	snprintf(here, sizeof(here), "%s", p->at);
+	recparse_at(p, "%s.grid", here);
+	ok = g == NULL || (recparse_num(p, g, "jitter", OPT, &d->jitter) &&
+	    recparse_num(p, g, "first_rate", OPT, &d->first_rate));
+	recparse_at(p, "%s.at_capacity_spread", here);
+	ok = ok && (s == NULL || (recparse_int(p, s, "steps", REQ,
+	    &d->spread_steps, &d->has_spread) &&
+	    parse_range(p, s, "queue_avg", d->spread_queue_avg) &&
+	    parse_range(p, s, "latency_p99_ms", d->spread_latency_p99_ms)));
+	recparse_at(p, "%s", here);
+	return ok;
+}
+
 static bool
 parse_dir(struct recparse *p, json_object *o, struct caprec_dir *d)
 {
@@ -57,7 +109,8 @@ parse_dir(struct recparse *p, json_object *o, struct caprec_dir *d)
 	    !recparse_str(p, o, "behind_reason", OPT, &d->behind_reason) ||
 	    !recparse_str(p, o, "limited_by", OPT, &d->limited_by) ||
 	    !recparse_str(p, o, "limit_reason", OPT, &d->limit_reason) ||
-	    !recparse_obj(p, o, "at_capacity", OPT, &at))
+	    !recparse_obj(p, o, "at_capacity", OPT, &at) ||
+	    !parse_grid_spread(p, o, d))
 		return false;
 	d->has_at = at != NULL;
 	if (at == NULL)

@@ -45,6 +45,14 @@ struct caprec_dir {
 	const char		*limit_reason;
 	bool			 has_at;	/* at_capacity is an object */
 	struct caprec_figures	 at;
+	/* at_capacity_spread: the steps at the capacity rate, the range
+	 * [0] to [1] of their figures (NAN: fewer than two) */
+	bool			 has_spread;
+	int64_t			 spread_steps;
+	double			 spread_queue_avg[2], spread_latency_p99_ms[2];
+	/* grid: the offset of its rates (NAN: not said, as in older
+	 * records, or not begun) */
+	double			 jitter, first_rate;
 };
 
 struct caprec_step {

@@ -15,6 +15,7 @@
 
 #include "caprec.h"
 #include "capname.h"
+#include "capspread.h"
 #include "capview.h"
 #include "columns.h"
 #include "fmt.h"
@@ -461,6 +462,9 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 		for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++)
 			free(v[k]);
 	}
+	if ((a = capspread_text(c->d)) != NULL)
+		print_para(f, "over repeats", a);
+	free(a);
 	if (c->has_behind) {
 		a = capview_rate(c->behind);
 		b = fmt_xprintf("at %s updates/s%s%s", a, br != NULL &&
@@ -470,6 +474,9 @@ print_dir(const struct capdir *c, int i, int nd, FILE *f)
 		free(b);
 	}
 	print_limit(c, f);
+	if ((a = capspread_grid_text(c->d)) != NULL)
+		print_para(f, "grid", a);
+	free(a);
 }
 
 /* The ranking, one line per directory, the relation to the next between

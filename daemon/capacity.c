@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <event2/buffer.h>
 
 #include "capacity.h"
@@ -27,6 +28,36 @@ static struct capstate cap;
 static void capacity_finish(void);
 static void capacity_tick(void);
 static json_object *capacity_status_json(void);
+
+/* A random number for a directory's jitter: not the knobs' seed, which is
+ * the same every time unless set.  The clock when getrandom(2) has none
+ * yet (early at boot): any offset serves. */
+static uint64_t
+random_draw(void)
+{
+	uint64_t r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)ts.tv_sec ^
+	    (uint64_t)getpid() << 32;
+}
+
+/* Directory d's search begins, its grid offset by a jitter of its own. */
+static void
+search_dir(size_t d)
+{
+	capsearch_init(&cap.cs, cap.o.start_rate, cap.o.max_rate,
+	    cap.o.precision_pct / 100, cap.o.repeats,
+	    capsearch_jitter(random_draw()));
+	cap.dirs[d].state = "running";
+	cap.dirs[d].jitter = cap.cs.jitter;
+	cap.dirs[d].first_rate = cap.cs.first;
+	log_info("capacity %u: %s: its first step at %g updates/s (the start "
+	    "rate x %g)", cap.id, cap.o.dirs[d], cap.cs.first, cap.cs.jitter);
+}
 
 static bool
 capacity_active(void)
@@ -52,14 +83,13 @@ start_search(unsigned id, const struct stress_params *p, struct capopts *o)
 	cap.active = true;
 	cap.state = CAPSTATE_RUNNING;
 	cap.started = time(NULL);
-	capsearch_init(&cap.cs, cap.o.start_rate, cap.o.max_rate,
-	    cap.o.precision_pct / 100, cap.o.repeats);
 	for (size_t i = 0; i < cap.o.ndirs; i++)
-		cap.dirs[i].state = i == 0 ? "running" : "pending";
+		cap.dirs[i].state = "pending";
 	log_info("capacity %u: searching %zu director%s, from %g to at most "
 	    "%g updates/s, precision %g %%", id, cap.o.ndirs,
 	    cap.o.ndirs == 1 ? "y" : "ies", cap.o.start_rate, cap.o.max_rate,
 	    cap.o.precision_pct);
+	search_dir(0);
 	caprecord_write(&cap);
 	return 0;
 }
@@ -180,9 +210,7 @@ next_dir(void)
 	size_t done = 0;
 
 	if (++cap.di < cap.o.ndirs) {
-		cap.dirs[cap.di].state = "running";
-		capsearch_init(&cap.cs, cap.o.start_rate, cap.o.max_rate,
-		    cap.o.precision_pct / 100, cap.o.repeats);
+		search_dir(cap.di);
 		caprecord_write(&cap);
 		return;
 	}

@@ -1,5 +1,6 @@
 /* The capacity search's record (capacity.json) and the judgement of each
  * directory from its steps; see capstate.h. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,76 @@ step_json(const struct capstep *s)
 	return o;
 }
 
+/* [min, max] of n values, or null when fewer than 2 (no spread). */
+static json_object *
+range_json(int n, const double mm[2])
+{
+	json_object *a;
+
+	if (n < 2)
+		return NULL;
+	a = json_object_new_array();
+	json_object_array_add(a, dbl(mm[0]));
+	json_object_array_add(a, dbl(mm[1]));
+	return a;
+}
+
+static void
+widen(double mm[2], double x)
+{
+	if (x < mm[0])
+		mm[0] = x;
+	if (x > mm[1])
+		mm[1] = x;
+}
+
+/* The steps of directory d at its capacity rate (the one that found it
+ * and its repeats, as the search counted them): how many, and how far
+ * their figures lie apart, which says what one step's figures are worth.
+ * NULL with no capacity yet. */
+static json_object *
+spread_json(const struct capstate *c, size_t d)
+{
+	double q[2] = { INFINITY, -INFINITY }, l[2] = { INFINITY, -INFINITY };
+	int n = 0, nl = 0;
+	json_object *o;
+
+	if (c->dirs[d].lo <= 0)
+		return NULL;
+	for (int i = 0; i < c->nsteps; i++) {
+		const struct capstep *s = &c->steps[i];
+
+		if (s->dir != d || s->rate != c->dirs[d].lo || s->kept_up != 1 ||
+		    strcmp(s->state, "done") != 0)
+			continue;
+		n++;
+		widen(q, s->f.queue_avg);
+		if (s->f.latency_p99_ms >= 0) {
+			nl++;
+			widen(l, s->f.latency_p99_ms);
+		}
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "steps", json_object_new_int(n));
+	json_object_object_add(o, "queue_avg", range_json(n, q));
+	json_object_object_add(o, "latency_p99_ms", range_json(nl, l));
+	return o;
+}
+
+/* The grid directory d's search stepped on; NULL before it began. */
+static json_object *
+grid_json(const struct capdir *cd)
+{
+	json_object *o;
+
+	if (cd->first_rate <= 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "jitter", dbl(cd->jitter));
+	json_object_object_add(o, "first_rate", dbl(cd->first_rate));
+	return o;
+}
+
 static json_object *
 dir_json(const struct capstate *c, size_t d)
 {
@@ -211,6 +282,8 @@ dir_json(const struct capstate *c, size_t d)
 		add_figures(at, &c->steps[cd->at_step - 1].f);
 	}
 	json_object_object_add(o, "at_capacity", at);
+	json_object_object_add(o, "at_capacity_spread", spread_json(c, d));
+	json_object_object_add(o, "grid", grid_json(cd));
 	return o;
 }
 

@@ -1,19 +1,37 @@
 /* The capacity search's plan for one directory; see capsearch.h. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "capsearch.h"
 
+/* x (> 0) to digits significant digits. */
+static double
+round_sig(double x, int digits)
+{
+	double e = floor(log10(x)) - (digits - 1);
+
+	/* Divided by a whole power of ten, not multiplied by a fraction of
+	 * one: 459 / 10 is the double nearest 45.9, 459 * 0.1 is not. */
+	return e >= 0 ? round(x / pow(10, e)) * pow(10, e) :
+	    round(x * pow(10, -e)) / pow(10, -e);
+}
+
 void
 capsearch_init(struct capsearch *s, double start, double max,
-    double precision, int repeats)
+    double precision, int repeats, double jitter)
 {
 	memset(s, 0, sizeof(*s));
 	s->start = start;
 	s->max = max;
 	s->precision = precision;
 	s->repeats = repeats;
-	s->rate = start;
+	/* !(a && b), not (!a || !b): NAN is no factor either. */
+	s->jitter = !(jitter >= 1 && jitter < CAPSEARCH_GROWTH) ? 1 : jitter;
+	/* Rid of the last bits' noise (100 x 1.82 is 181.99999999999997),
+	 * which records printed with all digits would show. */
+	s->first = fmin(fmax(start, round_sig(start * s->jitter, 12)), max);
+	s->rate = s->first;
 	s->phase = CAPSEARCH_GROW;
 }
 
@@ -22,6 +40,15 @@ finish(struct capsearch *s, enum capsearch_end end)
 {
 	s->done = true;
 	s->end = end;
+}
+
+double
+capsearch_jitter(uint64_t r)
+{
+	uint64_t n = (uint64_t)((CAPSEARCH_GROWTH - 1) * 1000);
+
+	/* 1820 / 1000 is the double nearest 1.82, 1 + 820 / 1000 is not. */
+	return (double)(1000 + r % n) / 1000;
 }
 
 /* The highest rate that kept up below hi, or 0. */
@@ -41,12 +68,8 @@ kept_below(const struct capsearch *s, double hi)
 static double
 round3(double x, double lo, double hi)
 {
-	double e = floor(log10(x)) - 2, r;
+	double r = round_sig(x, 3);
 
-	/* Divided by a whole power of ten, not multiplied by a fraction of
-	 * one: 459 / 10 is the double nearest 45.9, 459 * 0.1 is not. */
-	r = e >= 0 ? round(x / pow(10, e)) * pow(10, e) :
-	    round(x * pow(10, -e)) / pow(10, -e);
 	return r > lo && r < hi ? r : x;
 }
 

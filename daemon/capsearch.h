@@ -9,11 +9,18 @@
  * repeat fall behind, take that rate as the new upper end and go on.
  * No knowledge of runs: capacity.c feeds it, tests/unit/capsearch checks
  * it.
+ *
+ * The grid is offset by a factor (jitter) in [1, CAPSEARCH_GROWTH): the
+ * first step runs at start x jitter, so that searches drawn with other
+ * factors step at other rates (the same rates again would only repeat
+ * the same figures).  The factor is the caller's (capacity.c draws it):
+ * this stays pure.
  */
 #ifndef STRESSD_CAPSEARCH_H
 #define STRESSD_CAPSEARCH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define CAPSEARCH_GROWTH	2.0
 /* Going down stops below start / CAPSEARCH_FLOOR_DIV (or 1 update/s). */
@@ -36,6 +43,8 @@ enum capsearch_end {
 
 struct capsearch {
 	double			 start, max, precision;	/* precision: 0.1 */
+	double			 jitter;	/* in [1, CAPSEARCH_GROWTH) */
+	double			 first;		/* the first step's rate */
 	int			 repeats;
 	double			 rate;		/* of the next step */
 	enum capsearch_phase	 phase;		/* of the next step */
@@ -48,8 +57,13 @@ struct capsearch {
 	int			 nkept;
 };
 
+/* jitter outside [1, CAPSEARCH_GROWTH) counts as 1; a first step above
+ * max runs at max. */
 void	capsearch_init(struct capsearch *s, double start, double max,
-	    double precision, int repeats);
+	    double precision, int repeats, double jitter);
+/* A factor for capsearch_init from a random number r: uniform over
+ * [1, CAPSEARCH_GROWTH) in steps of 0.001, a figure a person reads. */
+double	capsearch_jitter(uint64_t r);
 /* The step at s->rate ended: it kept up or not. */
 void	capsearch_result(struct capsearch *s, bool kept_up);
 const char *capsearch_phase_name(enum capsearch_phase p);

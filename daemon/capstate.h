@@ -49,6 +49,7 @@ struct capdir {
 	int			 at_step;	/* the step at capacity; 0 */
 	int			 behind_step;	/* the first one behind; 0 */
 	double			 lo, hi;	/* the bracket; 0: none */
+	double			 jitter, first_rate;	/* its grid; 0: not begun */
 };
 
 struct capstate {

@@ -3,11 +3,11 @@
 # The daemon's capacity search as a job: bad input refused naming the key
 # with nothing created; a short search over two directories (status,
 # stats, /metrics and systemd's STATUS while it runs, start refused as
-# busy, capacity.json with every step, each step an ordinary run record
-# tagged "capacity", the files' update counts by rrdtool = the steps'
-# updates_completed); a stop mid-step (the record stopped, its steps
-# kept); SIGTERM mid-step; kill -9 mid-step (marked interrupted at the
-# next start).
+# busy, capacity.json with every step and each directory's grid, each
+# step an ordinary run record tagged "capacity", the files' update
+# counts by rrdtool = the steps' updates_completed); a stop mid-step
+# (the record stopped, its steps kept); SIGTERM mid-step; kill -9
+# mid-step (marked interrupted at the next start).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 LIB_NO_DAEMON=1
 . "$(dirname "$0")/lib.sh"
@@ -75,7 +75,8 @@ assert_eq "$(records)" "$before" "records made by refused searches"
 assert_alive "after bad searches"
 
 # ---- 2. a short search over two directories: every rate kept up on
-# this machine, so each ends at max_rate after 3 steps (500, 1000, 2000)
+# this machine, so each ends at max_rate after 3 steps (500 x its jitter,
+# twice that, 2000)
 search="\"start_rate\": 500, \"max_rate\": 2000, \"step_min\": 4,
     \"step_max\": 5, \"settle\": 0.5, \"repeats\": 0"
 r=$(capreq "{\"dirs\": [\"$D1\", \"$D2\"], \"labels\": [\"one\", \"two\"],
@@ -110,6 +111,18 @@ for d in 0 1; do
 	    "$FILES / 2000" "dir $d capacity_interval_s"
 	assert_eq "$(jq "[.steps[] | select(.dir_index == $d)] | length" \
 	    "$F")" 3 "dir $d steps"
+	# Each directory's grid: start_rate x a jitter in [1, 2), its first
+	# step there; ended at max_rate, no repeat: a spread of one step.
+	g=$(jq -c ".dirs[$d].grid" "$F")
+	assert_num "$(jget "$g" jitter)" '>=' 1 "dir $d jitter: $g"
+	assert_num "$(jget "$g" jitter)" '<' 2 "dir $d jitter: $g"
+	assert_num "($(jget "$g" first_rate) - 500 * $(jget "$g" jitter)) |
+	    fabs" '<' 1e-9 "dir $d first_rate = start_rate x jitter: $g"
+	assert_num "$(jq "[.steps[] | select(.dir_index == $d)][0].rate" \
+	    "$F")" == "$(jget "$g" first_rate)" "dir $d first step's rate"
+	assert_eq "$(jq -c ".dirs[$d].at_capacity_spread" "$F")" \
+	    '{"steps":1,"queue_avg":null,"latency_p99_ms":null}' \
+	    "dir $d at_capacity_spread"
 done
 assert_eq "$(jq -r '.dirs[1].label' "$F")" two "labels"
 assert_eq "$(jq -r '.params.queue_creates' "$F")" false "params as the steps ran"

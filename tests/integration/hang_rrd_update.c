@@ -1,7 +1,9 @@
 /* Test shim, preloaded by tests/integration/watchdog.sh and drain.sh:
  * rrd_update_r on files under $STRESSD_TEST_HANG_DIR sleeps 30 s first,
  * standing in for a writer stuck inside librrd, and every call sleeps
- * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk.
+ * $STRESSD_TEST_SLOW_US microseconds first, standing in for a slow disk,
+ * and $STRESSD_TEST_SLOW_VALUE_US more for each value it writes
+ * (capspread.sh: a disk of so many updates a second, however batched).
  * stressd hands librrd /proc/self/fd/N of a file it opened beneath the
  * run's directory: the directory is matched on what N names.
  * rrd_create_r sleeps $STRESSD_TEST_SLOW_CREATE_US first (crash.sh and
@@ -26,6 +28,7 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 	static int (*real)(const char *, const char *, int, const char **);
 	const char *dir = getenv("STRESSD_TEST_HANG_DIR");
 	const char *slow = getenv("STRESSD_TEST_SLOW_US");
+	const char *per = getenv("STRESSD_TEST_SLOW_VALUE_US");
 	char real_path[4096];
 	const char *name = file;
 	ssize_t n;
@@ -41,6 +44,9 @@ rrd_update_r(const char *file, const char *tmpl, int argc, const char **argv)
 		sleep(30);
 	if (slow != NULL && *slow != '\0')
 		usleep((useconds_t)strtoul(slow, NULL, 10));
+	if (per != NULL && *per != '\0' && argc > 0)
+		usleep((useconds_t)(strtoul(per, NULL, 10) *
+		    (unsigned long)argc));
 	return real(file, tmpl, argc, argv);
 }
 

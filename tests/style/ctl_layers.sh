@@ -14,7 +14,8 @@ layer() {
 	case $1 in
 	fmt|columns|kv|termsafe|suggest|client|gnuplot|\
 	recparse|runrec|statsrec|caprec|sweeprec|runsrec|statusrec) echo 1;;
-	records|verdicts|capview|capname|capline|capgraph|graph|overlay|compare-view|\
+	records|verdicts|capview|capspread|capname|capline|capgraph|graph|\
+	overlay|compare-view|\
 	rank|headline|statsview|replyview|runsview) echo 2;;
 	ctl|options|call|follow|cmd-*) echo 3;;
 	cmd|stressctl) echo 4;;

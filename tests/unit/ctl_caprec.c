@@ -1,11 +1,13 @@
 /* Unit tests of ctl/caprec.c: the capacity records of tests/fixtures read
- * into their structs, and a record whose required member is renamed,
- * missing or mistyped refused with the member named. */
+ * into their structs (with and without the grid and spread of newer
+ * records), and a record whose required member is renamed, missing or
+ * mistyped refused with the member named. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -184,6 +186,70 @@ at_capacity_mistyped(json_object *o)
 	json_object_object_add(at, "queue_p99", json_object_new_string("6"));
 }
 
+/* dir1 of the alpha fixture given the grid and spread the daemon writes
+ * now, the spread's queue_avg q (a JSON text). */
+static void
+add_grid_spread(json_object *o, const char *q)
+{
+	char *s;
+
+	assert_true(asprintf(&s, "{\"steps\": 3, \"queue_avg\": %s, "
+	    "\"latency_p99_ms\": null}", q) > 0);
+	json_object_object_add(dir1(o), "at_capacity_spread",
+	    json_tokener_parse(s));
+	free(s);
+	json_object_object_add(dir1(o), "grid", json_tokener_parse(
+	    "{\"jitter\": 1.372, \"first_rate\": 137.2}"));
+}
+
+static void
+spread_short(json_object *o)
+{
+	add_grid_spread(o, "[1]");
+}
+
+static void
+spread_string(json_object *o)
+{
+	add_grid_spread(o, "[1, \"2\"]");
+}
+
+static void
+grid_mistyped(json_object *o)
+{
+	add_grid_spread(o, "[1, 2]");
+	json_object_object_add(dir1(o), "grid", json_object_new_int(1));
+}
+
+/* A directory's grid and its spread at capacity are read; a record
+ * written before them (the fixtures) has neither, and still loads. */
+static void
+test_grid_spread(void **state)
+{
+	json_object *o = fixture_load("capacity-alpha.json");
+	struct caprec *r;
+	char *err = NULL;
+
+	(void)state;
+	add_grid_spread(o, "[0.5, 2.25]");
+	r = caprec_parse(o, &err);
+	assert_null(err);
+	assert_non_null(r);
+	assert_true(r->dirs[1].has_spread);
+	assert_int_equal(r->dirs[1].spread_steps, 3);
+	assert_float_equal(r->dirs[1].spread_queue_avg[0], 0.5, 0);
+	assert_float_equal(r->dirs[1].spread_queue_avg[1], 2.25, 0);
+	assert_true(isnan(r->dirs[1].spread_latency_p99_ms[0]));
+	assert_float_equal(r->dirs[1].jitter, 1.372, 0);
+	assert_float_equal(r->dirs[1].first_rate, 137.2, 0);
+	/* the other directories, as an older record's: absent */
+	assert_false(r->dirs[0].has_spread);
+	assert_true(isnan(r->dirs[0].jitter) && isnan(r->dirs[0].first_rate));
+	assert_true(isnan(r->dirs[0].spread_queue_avg[0]));
+	caprec_free(r);
+	json_object_put(o);
+}
+
 static void
 test_refused(void **state)
 {
@@ -207,6 +273,12 @@ test_refused(void **state)
 		{ dirs_object, "capacity record: dirs: not an array" },
 		{ at_capacity_mistyped, "capacity record: "
 		    "dirs[1].at_capacity.queue_p99: not a number" },
+		{ spread_short, "capacity record: "
+		    "dirs[1].at_capacity_spread.queue_avg: not [min, max]" },
+		{ spread_string, "capacity record: "
+		    "dirs[1].at_capacity_spread.queue_avg: [1]: not a number" },
+		{ grid_mistyped, "capacity record: dirs[1].grid: not an "
+		    "object" },
 	};
 
 	(void)state;
@@ -300,6 +372,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alpha),
 		cmocka_unit_test(test_beta),
+		cmocka_unit_test(test_grid_spread),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_other_version),
 		cmocka_unit_test(test_not_record),

@@ -1,6 +1,7 @@
 /* Unit tests of ctl/capview.c: the ranking of capacity records (order,
  * brackets that overlap are no win, a CPU- or max_rate-limited figure is
- * never ahead on storage, margins), the record check and --json. */
+ * never ahead on storage, margins), the record check, --json, and a
+ * directory's spread at capacity and grid in the text view. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,6 +274,57 @@ test_print(void **state)
 	json_object_put(o);
 }
 
+/* The spread of the steps at capacity and the grid, each one line of the
+ * directory; neither from a record without them, nor a spread of one
+ * step. */
+static void
+test_print_spread(void **state)
+{
+	static const struct {
+		const char	*extra, *want[2];
+	} cases[] = {
+		{ ", \"at_capacity_spread\": {\"steps\": 3, \"queue_avg\": "
+		  "[0.5, 2.25], \"latency_p99_ms\": [1.54, 120.4]}, \"grid\": "
+		  "{\"jitter\": 1.372, \"first_rate\": 137.2}",
+		  { "\n  over repeats  3 steps: queue avg 0.50 to 2.25, latency "
+		    "p99 1.5 to 120 ms\n", "\n  grid          from 137 "
+		    "updates/s: the start rate x 1.372, drawn at random\n" } },
+		{ ", \"at_capacity_spread\": {\"steps\": 2, \"queue_avg\": "
+		  "[150, 151.5], \"latency_p99_ms\": null}",
+		  { "\n  over repeats  2 steps: queue avg 150 to 152\n", NULL } },
+		{ ", \"at_capacity_spread\": {\"steps\": 1, \"queue_avg\": "
+		  "null, \"latency_p99_ms\": null}", { NULL, NULL } },
+		{ "", { NULL, NULL } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *d = dir("/a", 1000, 1100, "storage"), *s, *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		json_object *o;
+
+		/* the directory's object, its closing brace moved past extra */
+		d[strlen(d) - 1] = '\0';
+		assert_true(asprintf(&s, "%s%s}", d, cases[i].extra) > 0);
+		o = rec("h", 10, s);
+		assert_non_null(f);
+		capview_print(&o, 1, false, f);
+		fclose(f);
+		for (int k = 0; k < 2; k++)
+			if (cases[i].want[k] != NULL)
+				assert_non_null(strstr(buf, cases[i].want[k]));
+		if (cases[i].want[0] == NULL)
+			assert_null(strstr(buf, "over repeats"));
+		if (cases[i].want[1] == NULL)
+			assert_null(strstr(buf, "  grid  "));
+		free(buf);
+		free(s);
+		free(d);
+		json_object_put(o);
+	}
+}
+
 static void
 test_runs(void **state)
 {
@@ -329,6 +381,7 @@ main(void)
 		cmocka_unit_test(test_hosts),
 		cmocka_unit_test(test_is_record),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_print_spread),
 		cmocka_unit_test(test_runs),
 	};
 
