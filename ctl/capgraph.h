@@ -1,7 +1,8 @@
 /* The PNG of capacity searches (capacity --graph, report/compare
- * --graph... of a capacity record): per directory, the significant
- * queue's growth of each step against the offered rate, the found limit
- * marked, one colour per directory, drawn by gnuplot (gnuplot.h). */
+ * --graph... of a capacity record): per directory, how late each
+ * step's values landed (p99 over the bound) against the offered rate,
+ * the found limit marked, one colour per directory, drawn by gnuplot
+ * (gnuplot.h). */
 #ifndef STRESSCTL_CAPGRAPH_H
 #define STRESSCTL_CAPGRAPH_H
 

@@ -140,8 +140,6 @@ parse_step(struct recparse *p, json_object *o, struct caprec_step *s,
 	    !recparse_bool(p, o, "cpu_limited", OPT, &s->cpu_limited) ||
 	    !recparse_num(p, o, "slope_per_s", OPT, &s->slope_per_s) ||
 	    !recparse_num(p, o, "slope_stderr", OPT, &s->slope_stderr) ||
-	    !recparse_num(p, o, "growth_bound_per_s", OPT,
-	    &s->growth_bound_per_s) ||
 	    !recparse_num(p, o, "latency_bound_ms", OPT,
 	    &s->latency_bound_ms) ||
 	    !recparse_obj(p, o, "steady", OPT, &st) ||

@@ -66,7 +66,6 @@ struct caprec_step {
 	int			 kept_up;	/* 1, 0, -1: cannot tell */
 	int			 cpu_limited;	/* 1, 0, -1: not said */
 	double			 slope_per_s, slope_stderr;
-	double			 growth_bound_per_s;	/* older records' */
 	double			 latency_bound_ms;
 	double			 window_p99_ms;	/* steady.latency_p99_ms */
 	struct caprec_figures	 f;

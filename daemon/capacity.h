@@ -3,9 +3,9 @@
  * offered rate, over one or more directories in turn.  Per directory the
  * first step creates the files (before its load), later steps reuse them
  * (timestamps go on); capsearch.c picks each step's rate from the steps
- * before; a step ends early once its verdict (run_step_figures, with the
- * bound precision/2 x the offered significant rate) can no longer
- * change, and drains before the next.  The record is
+ * before; a step ends early once its verdict (run_step_figures: rule 2,
+ * as any run's, after its settle) is decided, and drains before the
+ * next.  The record is
  * STATE/runs/<id>/capacity.json, rewritten after every step; each step's
  * run keeps its own report.json tagged "capacity".  A job kind
  * (job.h): lifecycle ticks it on the event loop and it prepares its

@@ -282,14 +282,10 @@ judge_samples(const struct verdict_input *in, struct verdict *v)
 		    (unsigned long long)in->generated,
 		    (unsigned long long)in->max_updates, v->samples,
 		    VERDICT_MIN_SAMPLES);
-	else if (v->rule == VERDICT_RULE_STEADY)
+	else
 		SAY("only %zu samples in the load phase (%.1f to %.1f s); the "
 		    "rule needs %d: run at least %.0f s.", v->samples,
 		    v->from_s, v->to_s, VERDICT_MIN_SAMPLES, v->steady.need_s);
-	else
-		SAY("only %zu samples in the load phase (%.1f to %.1f s); the "
-		    "rule needs %d.", v->samples, v->from_s, v->to_s,
-		    VERDICT_MIN_SAMPLES);
 	return true;
 }
 

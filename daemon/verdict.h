@@ -2,10 +2,12 @@
  * The keep-up verdict and the warnings of a run: pure functions over its
  * sampled significant_ops_pending and a few counts, with no knowledge of
  * struct run, so that the capacity search judges each of its steps
- * with the same rule as any run (issue 23: one rule, one wording).  man stressd(8) "THE VERDICT" states the rule in
- * words; the constants below (and steady.h's) are its thresholds.
+ * with the same rule as any run (issue 23: one rule, one wording).
+ * man stressd(8) "THE VERDICT" states the rule in words; the constants
+ * below (and steady.h's) are its thresholds.
  *
- * Rule 2 (a run), in order (the first that applies decides):
+ * Rule 2 (a run, a capacity step), in order (the first that applies
+ * decides):
  *  1. failed > 0 (update values or creates that failed): fell behind;
  *     cannot tell when every error is of kind denied (a setup problem).
  *  2. update_time 0 (flat out): cannot tell.
@@ -31,9 +33,10 @@
  * ("rule": 1) in stressctl.  A capacity step's settle (settle_s) is not
  * judged: its steady windows start after it.
  *
- * Early answers (the capacity search): call verdict_compute on the
- * samples so far at any time; verdict_may_change tells whether more
- * samples of the same load could still change kept_up.
+ * Early answers (the capacity search, until_steady): call
+ * verdict_compute on the samples so far at any time; verdict_decided
+ * tells whether it is decided (verdict_may_change: whether more samples
+ * of the same load could still change a count's kept_up).
  */
 #ifndef STRESSD_VERDICT_H
 #define STRESSD_VERDICT_H

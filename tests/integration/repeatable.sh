@@ -69,7 +69,6 @@ group "$FAST" "$BOUND" 30 true
 group "$SLOW" "$BOUND" 30 false
 # the bound 0: one RRD step (300 s).  Run until steady, at most 240 s: the
 # plateau swings by some 15 % over 40 to 60 s (writeback and the writer's
-# passes), so a fixed 90 s run judged steady in one of three (the other
-# two's last windows fell on a swing: emptying or noisy), 180 s in three
-# of three.
+# passes), so a fixed 90 s run judged steady 8 times in 11 here (the
+# others' last windows fell on a swing: emptying or noisy), 180 s 3 in 3.
 group "$SLOW" 0 90 true 240
