@@ -480,7 +480,7 @@ const struct ctl_cmd cmd_capacity_entry = {
 	    "stressd(8), Steady), nothing\ndropped or failed, and the values "
 	    "of its steady window landing within the\nlatency bound "
 	    "(enqueue_to_persist p99); a step that cannot tell by\n"
-	    "--step-max counts as not kept up.  "
+	    "--step-max counts as not kept up.\n"
 	    "The search runs in stressd: it survives this process.\n\n"
 	    "One line per finished step, then per directory: its capacity, "
 	    "as\n\"each file updated every N s\" too, the queue and latency at "

@@ -6,7 +6,7 @@
  * judged on the samples so far, by the same rule the record's uses; once
  * decided, the load phase ends at that sample, so the record's verdict
  * is judged on the same window.  A steady window decides it never
- * before UNTIL_MIN_LOAD_S of load (or the last sample before the
+ * before VERDICT_WINDOW_MIN_LOAD_S of load (or the last sample before the
  * maximum, 1.5 sample intervals before it, if that is sooner): a fast
  * storage is "steady" after its 30 samples, 3 s at 0.1 s, a window that
  * holds none of the kernel's periodic writeback
@@ -21,8 +21,6 @@
 #include "log.h"
 #include "runpriv.h"
 #include "verdict.h"
-
-#define UNTIL_MIN_LOAD_S	30.0
 
 static double
 load_s(const struct run *r)
@@ -54,7 +52,7 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	by_window = v.cause == VERDICT_BY_STEADY ||
 	    v.cause == VERDICT_BY_STEADY_LATE;
 	if (by_window && c->taken_at - r->load_start_mono <
-	    fmin(UNTIL_MIN_LOAD_S, r->p.until_steady -
+	    fmin(VERDICT_WINDOW_MIN_LOAD_S, r->p.until_steady -
 	    1.5 * r->p.sample_interval))
 		return;
 	r->until_ended = by_window ? RUN_UNTIL_STEADY : RUN_UNTIL_DECIDED;

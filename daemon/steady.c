@@ -89,11 +89,11 @@ steady_trend(const struct steady_point *pts, size_t n,
 /* Judge the window [from, b] into *s; true when it is steady. */
 static bool
 judge_window(const struct steady_point *pts, size_t n, double from, double b,
-    double dt, const struct steady_load *ld, struct steady *s)
+    double len, double dt, const struct steady_load *ld, struct steady *s)
 {
 	struct steady_stats st;
 	size_t i0, i1;
-	double w, lo, hi, max_growth;
+	double w, lo, hi, level_tol, max_growth;
 
 	steady_span(pts, n, from, b, &i0, &i1);
 	if (i1 - i0 < STEADY_MIN_SAMPLES)
@@ -106,11 +106,14 @@ judge_window(const struct steady_point *pts, size_t n, double from, double b,
 	s->level = st.mean;
 	s->min = st.min;
 	s->max = st.max;
-	s->tolerance = fmax(fmax(STEADY_LEVEL_SHARE * st.mean,
-	    STEADY_FILES_SHARE * (double)ld->files), fmax(ld->rate * dt,
-	    STEADY_FLOOR));
-	max_growth = ld->rate * ld->bound_s / STEADY_HORIZON_S;
+	level_tol = fmax(fmax(STEADY_LEVEL_SHARE * st.mean, ld->rate * dt),
+	    STEADY_FLOOR);
+	s->tolerance = fmax(level_tol, STEADY_FILES_SHARE * (double)ld->files);
 	w = pts[i1 - 1].t - pts[i0].t;
+	/* a rise the level's tolerance holds over the whole phase, or one
+	 * that moves the latency by less than the bound in an hour */
+	max_growth = fmax(ld->rate * ld->bound_s / STEADY_HORIZON_S,
+	    len > 0 ? level_tol / len : 0);
 	lo = (s->line.slope - STEADY_T * s->line.se) * w;
 	hi = (s->line.slope + STEADY_T * s->line.se) * w;
 	if (s->line.ok && lo >= -s->tolerance && hi <= s->tolerance &&
@@ -134,7 +137,7 @@ steady_find(const struct steady_point *pts, size_t n, double a, double b,
 	for (int k = 0; len > 0 && k < STEADY_CANDIDATES; k++) {
 		double from = a + k * len / STEADY_STEPS;
 
-		if (judge_window(pts, n, from, b, dt, ld, s)) {
+		if (judge_window(pts, n, from, b, len, dt, ld, s)) {
 			s->found = true;
 			s->why_not = STEADY_FOUND;
 			s->fill_s = from - a;

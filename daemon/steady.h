@@ -24,12 +24,15 @@
  *    latency by one sample interval (Little's law, latency = queue /
  *    rate), finer than the samples resolve (a fast load's queue swings
  *    by hundreds of values between samples);
- *  - and the upper end of its slope's interval is at most rate x bound
- *    / STEADY_HORIZON_S values/s: faster, values could land later than
- *    the latency bound within the horizon, however small the rise
- *    against the tolerance (that rise can be small: 1 % of 4,000 files
- *    is 40 values, 0.37 values/s for 100 s); a short, noisy window
- *    cannot show that, and is not steady;
+ *  - and the upper end of its slope's interval is at most the larger
+ *    of rate x bound / STEADY_HORIZON_S (a growth that moves the values'
+ *    latency by less than the bound in an hour) and the level's
+ *    tolerance (the above less the files' share) over L (a rise it
+ *    holds over the whole load phase): a window may be within its
+ *    tolerance and still rise too fast (1 % of 4,000 files is 40
+ *    values, 0.37 values/s for 100 s), while a near-empty queue's trend
+ *    over a few seconds cannot be told within the hundredth of a value
+ *    per second an hour would ask;
  *  - the earliest steady window wins: the fill is what came before it.
  *
  * When none is steady, why_not comes from the last window with enough

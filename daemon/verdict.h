@@ -52,6 +52,11 @@
 #define VERDICT_MIN_SAMPLES	STEADY_MIN_SAMPLES	/* in the load phase */
 #define VERDICT_T		STEADY_T
 #define VERDICT_MIN_INTERVAL	0.1	/* the sample_interval knob's least */
+/* A load ended early (until_steady, a capacity step) on a steady window
+ * only after this long, or its maximum if sooner: a window of a few
+ * seconds holds none of the kernel's periodic writeback (dirty expiry
+ * 30 s, ext4's commit 5 s) and too little of a slow rise. */
+#define VERDICT_WINDOW_MIN_LOAD_S	30.0
 /* generation this share of its schedule late (and VERDICT_LATE_MIN_S
  * at least, for the first seconds of a live verdict) is behind */
 #define VERDICT_LATE_SHARE	0.05
