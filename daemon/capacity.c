@@ -267,24 +267,6 @@ prepared(void)
 	next_dir();
 }
 
-/* Whether a step after load_s s of load has its answer: refused files
- * (no rate's answer), counts more samples cannot undo, or a steady window
- * once VERDICT_WINDOW_MIN_LOAD_S passed (or the last sample before
- * step_max, if sooner). */
-static bool
-has_answer(const struct verdict *v, double load_s)
-{
-	bool by_window = v->cause == VERDICT_BY_STEADY ||
-	    v->cause == VERDICT_BY_STEADY_LATE;
-
-	if (v->cause == VERDICT_BY_REFUSED)
-		return true;
-	if (!verdict_decided(v))
-		return false;
-	return !by_window || load_s >= fmin(VERDICT_WINDOW_MIN_LOAD_S,
-	    cap.o.step_max - 1.5 * cap.base.sample_interval);
-}
-
 /* A step that has its answer ends now; a drain that lasts too long
  * discards the rest. */
 static void
@@ -317,7 +299,10 @@ watch_step(struct run *r)
 	if (cpustat_read(&cap.cpu_last) == 0)
 		cap.cpu_last_t = now;
 	run_step_figures(r, cap.o.settle, &v, &f);
-	if (f.load_s >= cap.o.step_min && has_answer(&v, f.load_s)) {
+	/* refused files are no rate's answer: end the step at once */
+	if (f.load_s >= cap.o.step_min && (v.cause == VERDICT_BY_REFUSED ||
+	    verdict_may_end_load(&v, f.load_s, cap.o.step_max,
+	    cap.base.sample_interval))) {
 		cap.ended_early = true;
 		run_stop(r, true, "the capacity search had this step's answer");
 	}

@@ -13,7 +13,6 @@
  * (vm.dirty_expire_centisecs, 30 s by default; ext4's journal commit,
  * 5 s), so says little of the storage under it.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,7 +34,6 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	struct verdict v;
 	struct steady_point *pts;
 	double p99;
-	bool by_window;
 
 	if (r->p.until_steady <= 0 || r->state != RUN_RUNNING ||
 	    r->lg == NULL || r->until_ended != RUN_UNTIL_NOT)
@@ -45,21 +43,16 @@ rununtil_check(struct run *r, const struct queue_counters *c)
 	    &in, &pts);
 	verdict_compute(&in, &v);
 	free(pts);
-	if (!verdict_decided(&v))
+	if (!verdict_may_end_load(&v, c->taken_at - r->load_start_mono,
+	    r->p.until_steady, r->p.sample_interval))
 		return;
-	/* failures, drops and waits need no more samples; a window does
-	 * (by the last sample before the maximum, if that comes first) */
-	by_window = v.cause == VERDICT_BY_STEADY ||
-	    v.cause == VERDICT_BY_STEADY_LATE;
-	if (by_window && c->taken_at - r->load_start_mono <
-	    fmin(VERDICT_WINDOW_MIN_LOAD_S, r->p.until_steady -
-	    1.5 * r->p.sample_interval))
-		return;
-	r->until_ended = by_window ? RUN_UNTIL_STEADY : RUN_UNTIL_DECIDED;
+	r->until_ended = verdict_by_window(&v) ? RUN_UNTIL_STEADY :
+	    RUN_UNTIL_DECIDED;
 	r->load_end_mono = c->taken_at;
 	loadgen_stop(r->lg);
 	snprintf(r->reason, sizeof(r->reason), "%s after %.1f s of load "
-	    "(until_steady %g s)", by_window ? "steady" : "decided",
+	    "(until_steady %g s)", verdict_by_window(&v) ? "steady" :
+	    "decided",
 	    load_s(r), r->p.until_steady);
 	log_info("run %u: %s", r->id, r->reason);
 }

@@ -370,12 +370,29 @@ verdict_may_change(const struct verdict *v)
 }
 
 bool
+verdict_by_window(const struct verdict *v)
+{
+	return v->cause == VERDICT_BY_STEADY ||
+	    v->cause == VERDICT_BY_STEADY_LATE;
+}
+
+bool
+verdict_may_end_load(const struct verdict *v, double load_s, double max_s,
+    double dt)
+{
+	/* failures, drops and waits need no more samples; a window does */
+	if (!verdict_decided(v))
+		return false;
+	return !verdict_by_window(v) || load_s >=
+	    fmin(VERDICT_WINDOW_MIN_LOAD_S, max_s - 1.5 * dt);
+}
+
+bool
 verdict_decided(const struct verdict *v)
 {
 	if (v->kept_up < 0)
 		return false;
-	return v->cause == VERDICT_BY_STEADY ||
-	    v->cause == VERDICT_BY_STEADY_LATE || !verdict_may_change(v);
+	return verdict_by_window(v) || !verdict_may_change(v);
 }
 
 /* d as a JSON number, or null when not finite or when !have. */

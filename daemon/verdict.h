@@ -166,6 +166,15 @@ bool	verdict_may_change(const struct verdict *v);
  * window (rule 2, step 7), or by anything more samples of the same load
  * cannot change (verdict_may_change false). */
 bool	verdict_decided(const struct verdict *v);
+/* Whether a steady window (rule 2, step 7) decided v. */
+bool	verdict_by_window(const struct verdict *v);
+/* Whether a load that may last max_s s, sampled every dt s, may end
+ * after load_s s on v: decided, and by a window only once
+ * VERDICT_WINDOW_MIN_LOAD_S passed (or the last sample before max_s,
+ * 1.5 intervals before it, if sooner).  until_steady and a capacity
+ * step end so. */
+bool	verdict_may_end_load(const struct verdict *v, double load_s,
+	    double max_s, double dt);
 /* The contract's "verdict" object. */
 json_object	*verdict_json(const struct verdict *v);
 /* Its "steady" object (rule 2's window, or why there is none). */

@@ -752,6 +752,13 @@ test_decided(void **state)
 	verdict_compute(&in, &v);
 	assert_int_equal(v.kept_up, 1);
 	assert_true(verdict_decided(&v));
+	/* a window ends a load after 30 s, or by the last sample before a
+	 * shorter maximum */
+	assert_true(verdict_by_window(&v));
+	assert_false(verdict_may_end_load(&v, 29.9, 60, 0.2));
+	assert_true(verdict_may_end_load(&v, 30, 60, 0.2));
+	assert_false(verdict_may_end_load(&v, 7.6, 8, 0.2));
+	assert_true(verdict_may_end_load(&v, 7.7, 8, 0.2));
 	in.latency_since = NULL;
 	in.latency_p99_ms = -1;		/* steady, nothing persisted yet */
 	verdict_compute(&in, &v);
